@@ -1,0 +1,10 @@
+// Umbrella header: everything public in hipflashsort.
+#ifndef HIPFLASHSORT_HIPFLASHSORT_HPP_
+#define HIPFLASHSORT_HIPFLASHSORT_HPP_
+
+#include "config.hpp"
+#include <hipflashsort/hipflashsort_version.hpp>
+#include "intrinsics/intrinsics.hpp"
+#include "thread/radix_key_codec.hpp"
+
+#endif

@@ -1,0 +1,48 @@
+// Votes across the hardware wavefront. All lanes must call together.
+#ifndef HIPFLASHSORT_INTRINSICS_BALLOT_HPP_
+#define HIPFLASHSORT_INTRINSICS_BALLOT_HPP_
+
+#include "wavefront.hpp"
+
+namespace hipflashsort {
+
+/// Bit i set when lane i's predicate is true.
+HIPFLASHSORT_DEVICE lane_mask_type ballot(bool predicate)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return __ballot_sync(0xffffffffu, predicate);
+#else
+    return static_cast<lane_mask_type>(__ballot(predicate));
+#endif
+}
+
+/// Number of set bits of a lane mask.
+HIPFLASHSORT_DEVICE unsigned int popcount(std::uint32_t mask) { return __popc(mask); }
+HIPFLASHSORT_DEVICE unsigned int popcount(std::uint64_t mask) { return __popcll(mask); }
+
+/// Mask of the lanes below the caller.
+HIPFLASHSORT_DEVICE lane_mask_type lanemask_lt()
+{
+    const unsigned int lane = lane_id();
+    return (lane_mask_type(1) << lane) - 1;
+}
+
+/// Mask of the lanes whose low `Bits` bits of `value` equal the caller's: Bits ballots, no
+/// platform-specific match instruction, so the same code aggregates bucket counters on AMD and NVIDIA.
+template <unsigned int Bits>
+HIPFLASHSORT_DEVICE lane_mask_type match_any(unsigned int value)
+{
+    lane_mask_type peers = ~lane_mask_type(0);
+#pragma unroll
+    for(unsigned int bit = 0; bit < Bits; bit++)
+    {
+        const bool set = (value >> bit) & 1u;
+        const lane_mask_type votes = ballot(set);
+        peers &= set ? votes : ~votes;
+    }
+    return peers;
+}
+
+} // namespace hipflashsort
+
+#endif

@@ -1,0 +1,104 @@
+// Cross-lane data exchange for any trivially copyable type, word by word. Every lane of the
+// hardware wavefront must call these together (on NVIDIA they use the full-warp _sync forms).
+// `width` (a power of two up to the wavefront size) splits the wavefront into logical groups, as
+// __shfl's width does.
+#ifndef HIPFLASHSORT_INTRINSICS_SHUFFLE_HPP_
+#define HIPFLASHSORT_INTRINSICS_SHUFFLE_HPP_
+
+#include <type_traits>
+
+#include "wavefront.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+HIPFLASHSORT_DEVICE int shfl_word(int v, int src, int width)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return __shfl_sync(0xffffffffu, v, src, width);
+#else
+    return __shfl(v, src, width);
+#endif
+}
+
+HIPFLASHSORT_DEVICE int shfl_xor_word(int v, int mask, int width)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return __shfl_xor_sync(0xffffffffu, v, mask, width);
+#else
+    return __shfl_xor(v, mask, width);
+#endif
+}
+
+HIPFLASHSORT_DEVICE int shfl_up_word(int v, unsigned int delta, int width)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return __shfl_up_sync(0xffffffffu, v, delta, width);
+#else
+    return __shfl_up(v, delta, width);
+#endif
+}
+
+HIPFLASHSORT_DEVICE int shfl_down_word(int v, unsigned int delta, int width)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return __shfl_down_sync(0xffffffffu, v, delta, width);
+#else
+    return __shfl_down(v, delta, width);
+#endif
+}
+
+// Applies `op` to each 4-byte word of `value` (padded up to whole words).
+template <class T, class Op>
+HIPFLASHSORT_DEVICE T shuffle_words(const T& value, Op op)
+{
+    static_assert(std::is_trivially_copyable<T>::value, "shuffled types must be trivially copyable");
+    constexpr unsigned int words = (sizeof(T) + sizeof(int) - 1) / sizeof(int);
+    union storage
+    {
+        T value;
+        int words[words];
+        HIPFLASHSORT_DEVICE storage() {}
+    } in, out;
+    in.value = value;
+#pragma unroll
+    for(unsigned int i = 0; i < words; i++)
+    {
+        out.words[i] = op(in.words[i]);
+    }
+    return out.value;
+}
+
+} // namespace detail
+
+/// Value of `value` held by lane `src_lane` of the caller's logical group of `width` lanes.
+template <class T>
+HIPFLASHSORT_DEVICE T shuffle(const T& value, int src_lane, int width = HIPFLASHSORT_WAVEFRONT_SIZE)
+{
+    return detail::shuffle_words(value, [=](int w) { return detail::shfl_word(w, src_lane, width); });
+}
+
+/// Value of `value` held by lane (lane_id ^ lane_mask) within the logical group.
+template <class T>
+HIPFLASHSORT_DEVICE T shuffle_xor(const T& value, int lane_mask, int width = HIPFLASHSORT_WAVEFRONT_SIZE)
+{
+    return detail::shuffle_words(value, [=](int w) { return detail::shfl_xor_word(w, lane_mask, width); });
+}
+
+/// Value from lane (lane - delta); lanes below delta keep their own.
+template <class T>
+HIPFLASHSORT_DEVICE T shuffle_up(const T& value, unsigned int delta, int width = HIPFLASHSORT_WAVEFRONT_SIZE)
+{
+    return detail::shuffle_words(value, [=](int w) { return detail::shfl_up_word(w, delta, width); });
+}
+
+/// Value from lane (lane + delta); lanes past the group's end keep their own.
+template <class T>
+HIPFLASHSORT_DEVICE T shuffle_down(const T& value, unsigned int delta, int width = HIPFLASHSORT_WAVEFRONT_SIZE)
+{
+    return detail::shuffle_words(value, [=](int w) { return detail::shfl_down_word(w, delta, width); });
+}
+
+} // namespace hipflashsort
+
+#endif

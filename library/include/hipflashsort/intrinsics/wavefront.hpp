@@ -1,0 +1,60 @@
+// The wavefront (AMD) / warp (NVIDIA) abstraction: its size, lane masks of the right width,
+// the lane id, and a host-side query. Device code uses the compile-time size of the target being
+// compiled; host code must ask the device (wavefront_size()).
+#ifndef HIPFLASHSORT_INTRINSICS_WAVEFRONT_HPP_
+#define HIPFLASHSORT_INTRINSICS_WAVEFRONT_HPP_
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../config.hpp"
+
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    #define HIPFLASHSORT_WAVEFRONT_SIZE 32
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+    #define HIPFLASHSORT_WAVEFRONT_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+    // AMD host pass: every target this library is built for (gfx9 GCN/CDNA, Hygon DCU) runs wave64.
+    #define HIPFLASHSORT_WAVEFRONT_SIZE 64
+#endif
+
+namespace hipflashsort {
+
+/// Hardware wavefront size of the target being compiled (32 on NVIDIA, 64 on gfx9/DCU).
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int device_wavefront_size()
+{
+    return HIPFLASHSORT_WAVEFRONT_SIZE;
+}
+
+/// Unsigned integer with one bit per lane of a wavefront of Width lanes.
+template <unsigned int Width>
+using lane_mask_t = std::conditional_t<(Width > 32), std::uint64_t, std::uint32_t>;
+
+/// Lane mask of the hardware wavefront.
+using lane_mask_type = lane_mask_t<HIPFLASHSORT_WAVEFRONT_SIZE>;
+
+/// Index of the calling thread within its hardware wavefront.
+HIPFLASHSORT_DEVICE unsigned int lane_id()
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    unsigned int lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+#else
+    return __lane_id();
+#endif
+}
+
+/// Host: wavefront size of device `device` (or of the current device when device < 0).
+inline hipError_t wavefront_size(unsigned int& size, int device = -1)
+{
+    if(device < 0) HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
+    int value = 0;
+    HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&value, hipDeviceAttributeWarpSize, device));
+    size = static_cast<unsigned int>(value);
+    return hipSuccess;
+}
+
+} // namespace hipflashsort
+
+#endif
