@@ -6,5 +6,8 @@
 #include <hipflashsort/hipflashsort_version.hpp>
 #include "intrinsics/intrinsics.hpp"
 #include "thread/radix_key_codec.hpp"
+#include "block/block_flash_sort.hpp"
+#include "device/device_flash_sort.hpp"
+#include "device/device_segmented_sort.hpp"
 
 #endif

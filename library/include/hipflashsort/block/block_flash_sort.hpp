@@ -1,0 +1,308 @@
+// Block-level flash sort (the patent's block level): one thread block sorts one array of up to
+// Capacity keys (and values) through LDS.
+//
+//   load → min/max → classify (interpolated bucket ids) → stable rank per bucket → prefix sum →
+//   scatter positions into LDS buckets → sort each bucket (rank sort if small, bitonic network on
+//   (image, slot) if large) → write back.
+//
+// Stable and deterministic: the scatter ranks items in position order (no racing atomics), and
+// the in-bucket sorts break ties by slot, which is input order within a bucket.
+#ifndef HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
+#define HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
+
+#include <cstdint>
+
+#include "../detail/empty_type.hpp"
+#include "../device/detail/bucket_classifier.hpp"
+#include "../intrinsics/intrinsics.hpp"
+#include "../thread/radix_key_codec.hpp"
+#include "detail/block_primitives.hpp"
+
+namespace hipflashsort {
+
+namespace detail {
+
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int log2_ceil(unsigned int v)
+{
+    unsigned int l = 0;
+    while((1u << l) < v) l++;
+    return l;
+}
+
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int pow2_floor(unsigned int v)
+{
+    unsigned int p = 1;
+    while(p * 2 <= v) p *= 2;
+    return p;
+}
+
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int max_u(unsigned int a, unsigned int b) { return a < b ? b : a; }
+
+} // namespace detail
+
+/// Sorts up to Capacity keys (and values) with one block of BlockSize threads.
+///
+/// \tparam Key       u8..u64, i8..i64, float, double.
+/// \tparam Value     trivially copyable payload, or empty_type for keys only.
+/// \tparam BlockSize threads of the block, a multiple of the wavefront size.
+/// \tparam Capacity  largest array, a power of two, at most 32768.
+///
+/// Stability: stable (equal keys, including -0 and +0, keep input order). Float order: CUB's
+/// radix order, -NaN < -inf < ... < -0 = +0 < ... < +inf < +NaN (NaNs by bit pattern).
+/// Complexity: O(n) for keys spread over their range; buckets larger than `rank_limit` cost
+/// O(b log^2 b). Memory: storage_type in LDS (see sizeof), no global scratch.
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
+class block_flash_sort
+{
+    using codec = radix_key_codec<Key>;
+    using word = detail::wide_image_t<typename codec::bit_key_type>;
+    using shape = detail::block_shape<BlockSize>;
+    static constexpr bool with_values = detail::has_values<Value>;
+    static_assert(Capacity >= BlockSize && Capacity <= 32768 && (Capacity & (Capacity - 1)) == 0,
+                  "Capacity: a power of two between BlockSize and 32768");
+
+public:
+    /// Target keys per bucket: small buckets keep the in-bucket rank sort short.
+    static constexpr unsigned int items_per_bucket = 4;
+    static constexpr unsigned int max_buckets = detail::max_u(2, Capacity / items_per_bucket);
+    static constexpr unsigned int bucket_bits = detail::log2_ceil(max_buckets);
+    /// Buckets up to this size are rank-sorted by one thread per key; larger ones by a network.
+    static constexpr unsigned int rank_limit = 32;
+    static constexpr unsigned int capacity = Capacity;
+
+private:
+    static constexpr unsigned int counter_bytes = shape::waves * max_buckets * sizeof(std::uint16_t);
+    static constexpr unsigned int network_bytes = Capacity * sizeof(word);
+    static constexpr unsigned int scratch_bytes = counter_bytes > network_bytes ? counter_bytes : network_bytes;
+
+public:
+    struct storage_type
+    {
+        Key keys[Capacity];
+        Value values[with_values ? Capacity : 1];
+        std::uint16_t bucket_of[Capacity]; // bucket of each input position
+        std::uint16_t aux[Capacity];       // wave-local rank; later the network's slots
+        std::uint16_t perm[Capacity];      // slot → input position, buckets in order
+        std::uint32_t bucket_start[max_buckets + 1];
+        alignas(16) unsigned char scratch[scratch_bytes]; // per-wave counters; later network images
+        word reduce[2 * shape::waves];
+        std::uint32_t scan[shape::waves];
+        std::uint32_t big_count;
+        std::uint16_t big[Capacity / rank_limit + 1];
+    };
+
+    /// Sorts keys_in[0, size) into keys_out[0, size) (and values likewise). keys_in may equal
+    /// keys_out. All threads of the block call it together; size <= Capacity.
+    HIPFLASHSORT_DEVICE void sort(storage_type& storage, const Key* keys_in, Key* keys_out,
+                                  const Value* values_in, Value* values_out, unsigned int size,
+                                  order ord = order::ascending)
+    {
+        load(storage, keys_in, values_in, size);
+        word lo, hi;
+        min_max(storage, size, ord, lo, hi);
+        if(size <= 1 || lo == hi)
+        {
+            // One key, or all keys equal: the stable order is the input order.
+            write_identity(storage, keys_out, values_out, size);
+            syncthreads();
+            return;
+        }
+        const unsigned int wanted = detail::pow2_floor(detail::max_u(2, size / items_per_bucket));
+        const auto classify = detail::bucket_classifier<word>::make(lo, hi, wanted < max_buckets ? wanted : max_buckets);
+        // Each wave ranks one contiguous span of positions, so ranks follow input order.
+        const unsigned int span = (size + shape::waves * shape::wave - 1) / (shape::waves * shape::wave) * shape::wave;
+        rank_by_bucket(storage, size, span, ord, classify);
+        const unsigned int buckets = classify.buckets;
+        prefix_sum(storage, buckets, size);
+        scatter_positions(storage, size, span, buckets);
+        sort_small_buckets(storage, keys_out, values_out, size, ord);
+        sort_large_buckets(storage, keys_out, values_out, buckets, ord);
+    }
+
+private:
+    HIPFLASHSORT_DEVICE static word image(const Key& k, order ord) { return word(codec::order_image(k, ord)); }
+
+    HIPFLASHSORT_DEVICE static void load(storage_type& s, const Key* keys, const Value* values, unsigned int size)
+    {
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
+        {
+            s.keys[i] = keys[i];
+            if constexpr(with_values) s.values[i] = values[i];
+        }
+        syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE static void min_max(storage_type& s, unsigned int size, order ord, word& lo, word& hi)
+    {
+        lo = ~word(0);
+        hi = 0;
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
+        {
+            const word v = image(s.keys[i], ord);
+            lo = detail::min_of(lo, v);
+            hi = detail::max_of(hi, v);
+        }
+        detail::block_min_max<BlockSize>(lo, hi, s.reduce);
+    }
+
+    HIPFLASHSORT_DEVICE static void write_identity(storage_type& s, Key* keys, Value* values, unsigned int size)
+    {
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
+        {
+            keys[i] = s.keys[i];
+            if constexpr(with_values) values[i] = s.values[i];
+        }
+    }
+
+    HIPFLASHSORT_DEVICE static std::uint16_t* counters(storage_type& s)
+    {
+        return reinterpret_cast<std::uint16_t*>(s.scratch);
+    }
+
+    // Wave w owns positions [w * span, (w + 1) * span), visited in order.
+    HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, unsigned int span, order ord,
+                                                   const detail::bucket_classifier<word>& classify)
+    {
+        const unsigned int buckets = classify.buckets;
+        for(unsigned int i = threadIdx.x; i < shape::waves * buckets; i += BlockSize) counters(s)[i] = 0;
+        syncthreads();
+        const unsigned int wave_id = threadIdx.x / shape::wave;
+        std::uint16_t* mine = counters(s) + wave_id * buckets;
+        for(unsigned int round = 0; round < span; round += shape::wave)
+        {
+            const unsigned int pos = wave_id * span + round + lane_id();
+            const bool valid = pos < size;
+            const unsigned int bucket = valid ? classify(image(s.keys[pos], ord)) : 0;
+            const unsigned int rank = detail::wave_stable_rank<bucket_bits>(bucket, valid, mine);
+            if(valid)
+            {
+                s.bucket_of[pos] = static_cast<std::uint16_t>(bucket);
+                s.aux[pos] = static_cast<std::uint16_t>(rank);
+            }
+        }
+        syncthreads();
+    }
+
+    // Exclusive prefix over (bucket, wave) in bucket-major order: slot bases of each wave's share
+    // of each bucket, and each bucket's start.
+    HIPFLASHSORT_DEVICE static void prefix_sum(storage_type& s, unsigned int buckets, unsigned int size)
+    {
+        std::uint16_t* c = counters(s);
+        // Counts and prefixes fit 16 bits (< Capacity <= 32768).
+        detail::block_exclusive_scan_lds<BlockSize, std::uint32_t>(
+            [=](unsigned int j) -> std::uint16_t& { return c[(j % shape::waves) * buckets + j / shape::waves]; },
+            shape::waves * buckets, s.scan);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) s.bucket_start[b] = c[b];
+        if(threadIdx.x == 0) s.bucket_start[buckets] = size;
+        syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE static void scatter_positions(storage_type& s, unsigned int size, unsigned int span,
+                                                      unsigned int buckets)
+    {
+        for(unsigned int pos = threadIdx.x; pos < size; pos += BlockSize)
+        {
+            const unsigned int wave_id = pos / span;
+            const unsigned int slot = counters(s)[wave_id * buckets + s.bucket_of[pos]] + s.aux[pos];
+            s.perm[slot] = static_cast<std::uint16_t>(pos);
+        }
+        if(threadIdx.x == 0) s.big_count = 0;
+        syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE static void write_item(storage_type& s, Key* keys, Value* values, unsigned int to,
+                                               unsigned int pos)
+    {
+        keys[to] = s.keys[pos];
+        if constexpr(with_values) values[to] = s.values[pos];
+    }
+
+    // One thread per slot counts the bucket's items that precede it: smaller image, or equal
+    // image and earlier slot (slots within a bucket are in input order).
+    HIPFLASHSORT_DEVICE static void sort_small_buckets(storage_type& s, Key* keys, Value* values,
+                                                       unsigned int size, order ord)
+    {
+        for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
+        {
+            const unsigned int pos = s.perm[slot];
+            const unsigned int bucket = s.bucket_of[pos];
+            const unsigned int begin = s.bucket_start[bucket];
+            const unsigned int end = s.bucket_start[bucket + 1];
+            if(end - begin > rank_limit)
+            {
+                if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
+                continue;
+            }
+            const word mine = image(s.keys[pos], ord);
+            unsigned int rank = begin;
+            for(unsigned int other = begin; other < end; other++)
+            {
+                const word theirs = image(s.keys[s.perm[other]], ord);
+                rank += (theirs < mine) || (theirs == mine && other < slot);
+            }
+            write_item(s, keys, values, rank, pos);
+        }
+        syncthreads();
+    }
+
+    // Buckets above rank_limit (skewed input): a bitonic network on (image, slot) pairs, which
+    // is a total order, so the result is stable and deterministic.
+    HIPFLASHSORT_DEVICE static void sort_large_buckets(storage_type& s, Key* keys, Value* values,
+                                                       unsigned int buckets, order ord)
+    {
+        (void)buckets;
+        const unsigned int count = s.big_count;
+        word* images = reinterpret_cast<word*>(s.scratch);
+        for(unsigned int k = 0; k < count; k++)
+        {
+            const unsigned int bucket = s.big[k];
+            const unsigned int begin = s.bucket_start[bucket];
+            const unsigned int n = s.bucket_start[bucket + 1] - begin;
+            unsigned int padded = 1;
+            while(padded < n) padded *= 2;
+            for(unsigned int i = threadIdx.x; i < padded; i += BlockSize)
+            {
+                images[i] = i < n ? image(s.keys[s.perm[begin + i]], ord) : ~word(0);
+                s.aux[i] = static_cast<std::uint16_t>(i < n ? begin + i : 0xffffu);
+            }
+            syncthreads();
+            bitonic_pairs(images, s.aux, padded);
+            for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
+            {
+                write_item(s, keys, values, begin + i, s.perm[s.aux[i]]);
+            }
+            syncthreads();
+        }
+    }
+
+    HIPFLASHSORT_DEVICE static void bitonic_pairs(word* images, std::uint16_t* slots, unsigned int n)
+    {
+        for(unsigned int size = 2; size <= n; size *= 2)
+        {
+            for(unsigned int stride = size / 2; stride > 0; stride /= 2)
+            {
+                for(unsigned int t = threadIdx.x; t < n / 2; t += BlockSize)
+                {
+                    const unsigned int a = 2 * t - (t & (stride - 1));
+                    const unsigned int b = a + stride;
+                    const bool up = (a & size) == 0;
+                    const word ia = images[a], ib = images[b];
+                    const std::uint16_t sa = slots[a], sb = slots[b];
+                    const bool a_after_b = ia > ib || (ia == ib && sa > sb);
+                    if(a_after_b == up)
+                    {
+                        images[a] = ib;
+                        images[b] = ia;
+                        slots[a] = sb;
+                        slots[b] = sa;
+                    }
+                }
+                syncthreads();
+            }
+        }
+    }
+};
+
+} // namespace hipflashsort
+
+#endif

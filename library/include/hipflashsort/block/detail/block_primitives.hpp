@@ -1,0 +1,137 @@
+// Block-wide helpers of the flash sort: min/max reduction, exclusive scan of an LDS array, and the
+// stable per-wavefront bucket ranking that makes every scatter stable and deterministic.
+#ifndef HIPFLASHSORT_BLOCK_DETAIL_BLOCK_PRIMITIVES_HPP_
+#define HIPFLASHSORT_BLOCK_DETAIL_BLOCK_PRIMITIVES_HPP_
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../../intrinsics/intrinsics.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+template <unsigned int BlockSize>
+struct block_shape
+{
+    static constexpr unsigned int wave = device_wavefront_size();
+    static constexpr unsigned int waves = BlockSize / wave;
+    static_assert(BlockSize % wave == 0, "block size must be a whole number of wavefronts");
+};
+
+template <class T>
+HIPFLASHSORT_DEVICE T min_of(T a, T b) { return b < a ? b : a; }
+template <class T>
+HIPFLASHSORT_DEVICE T max_of(T a, T b) { return a < b ? b : a; }
+
+/// Block-wide min and max; every thread gets both. `scratch` holds 2 * waves words.
+template <unsigned int BlockSize, class Word>
+HIPFLASHSORT_DEVICE void block_min_max(Word& lo, Word& hi, Word* scratch)
+{
+    using shape = block_shape<BlockSize>;
+#pragma unroll
+    for(unsigned int offset = shape::wave / 2; offset > 0; offset /= 2)
+    {
+        lo = min_of(lo, shuffle_xor(lo, offset));
+        hi = max_of(hi, shuffle_xor(hi, offset));
+    }
+    const unsigned int wave_id = threadIdx.x / shape::wave;
+    if(lane_id() == 0)
+    {
+        scratch[wave_id] = lo;
+        scratch[shape::waves + wave_id] = hi;
+    }
+    syncthreads();
+    lo = scratch[0];
+    hi = scratch[shape::waves];
+#pragma unroll
+    for(unsigned int w = 1; w < shape::waves; w++)
+    {
+        lo = min_of(lo, scratch[w]);
+        hi = max_of(hi, scratch[shape::waves + w]);
+    }
+    syncthreads();
+}
+
+/// Inclusive scan of one value per thread across the block; `scratch` holds `waves` words.
+/// Returns the inclusive prefix; `total` receives the block's sum.
+template <unsigned int BlockSize, class T>
+HIPFLASHSORT_DEVICE T block_inclusive_scan(T value, T& total, T* scratch)
+{
+    using shape = block_shape<BlockSize>;
+    const unsigned int lane = lane_id();
+#pragma unroll
+    for(unsigned int offset = 1; offset < shape::wave; offset *= 2)
+    {
+        const T other = shuffle_up(value, offset);
+        if(lane >= offset) value += other;
+    }
+    const unsigned int wave_id = threadIdx.x / shape::wave;
+    if(lane == shape::wave - 1) scratch[wave_id] = value;
+    syncthreads();
+    T before = 0;
+    total = 0;
+#pragma unroll
+    for(unsigned int w = 0; w < shape::waves; w++)
+    {
+        const T s = scratch[w];
+        if(w < wave_id) before += s;
+        total += s;
+    }
+    syncthreads();
+    return value + before;
+}
+
+/// Exclusive scan, in place, of the n values at(j) for j in [0, n) (an accessor returning a
+/// reference, so callers can scan a transposed layout; narrower element types are fine when the
+/// prefixes fit them). Returns the total to every thread.
+template <unsigned int BlockSize, class T, class Accessor>
+HIPFLASHSORT_DEVICE T block_exclusive_scan_lds(Accessor at, unsigned int n, T* scratch)
+{
+    const unsigned int per_thread = (n + BlockSize - 1) / BlockSize;
+    const unsigned int first = threadIdx.x * per_thread;
+    T sum = 0;
+    for(unsigned int i = 0; i < per_thread; i++)
+    {
+        if(first + i < n) sum += at(first + i);
+    }
+    T total;
+    T running = block_inclusive_scan<BlockSize>(sum, total, scratch) - sum;
+    for(unsigned int i = 0; i < per_thread; i++)
+    {
+        if(first + i < n)
+        {
+            auto& slot = at(first + i);
+            const T v = slot;
+            slot = static_cast<std::remove_reference_t<decltype(slot)>>(running);
+            running += v;
+        }
+    }
+    syncthreads();
+    return total;
+}
+
+/// Stable rank of one item among the items of its wavefront's range that share its bucket.
+/// Lanes call this in position order (lane order within a round, rounds in order); the wave's
+/// counters (one per bucket, in LDS) carry the counts of earlier rounds. Returns the number of
+/// earlier items of the same bucket. All lanes of the wavefront must call it together.
+template <unsigned int BucketBits, class Counter>
+HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool valid, Counter* wave_counters)
+{
+    const lane_mask_type active = ballot(valid);
+    const lane_mask_type peers = match_any<BucketBits>(bucket) & active;
+    const unsigned int lane = lane_id();
+    // The lowest peer leads: it owns the counter update for this round.
+    const unsigned int leader = valid ? static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(peers)) - 1) : lane;
+    unsigned int before = 0;
+    if(valid && lane == leader) before = wave_counters[bucket];
+    before = shuffle(before, static_cast<int>(leader));
+    if(valid && lane == leader) wave_counters[bucket] = static_cast<Counter>(before + popcount(peers));
+    wave_barrier();
+    return before + popcount(peers & lanemask_lt());
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

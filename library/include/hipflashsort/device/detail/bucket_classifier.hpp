@@ -1,0 +1,102 @@
+// Flash sort's classification: bucket = floor(B * (image - min) / (max - min + 1)), computed with
+// one multiply-high instead of a division. Monotone in the image, so buckets are ordered ranges.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_BUCKET_CLASSIFIER_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_BUCKET_CLASSIFIER_HPP_
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../../config.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// Images are classified as 32-bit (keys of 1-4 bytes) or 64-bit words.
+template <class BitKey>
+using wide_image_t = std::conditional_t<(sizeof(BitKey) <= 4), std::uint32_t, std::uint64_t>;
+
+HIPFLASHSORT_HOST_DEVICE std::uint32_t mul_hi(std::uint32_t a, std::uint32_t b)
+{
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
+}
+
+HIPFLASHSORT_HOST_DEVICE std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return __umul64hi(a, b);
+#else
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+
+template <class Word>
+struct bucket_classifier
+{
+    Word min_image;
+    Word scale;         // floor(buckets * 2^bits / (range + 1)), when !direct
+    unsigned int buckets;
+    bool direct;        // range + 1 <= buckets: each distinct image gets its own bucket
+
+    /// Classifier for images in [lo, hi] into at most `max_buckets` (a power of two >= 1) buckets.
+    HIPFLASHSORT_HOST_DEVICE static bucket_classifier make(Word lo, Word hi, unsigned int max_buckets)
+    {
+        bucket_classifier c;
+        c.min_image = lo;
+        const Word range = hi - lo;
+        if(range < Word(max_buckets))
+        {
+            c.direct = true;
+            c.buckets = static_cast<unsigned int>(range) + 1;
+            c.scale = 0;
+        }
+        else
+        {
+            c.direct = false;
+            c.buckets = max_buckets;
+            c.scale = scale_for(range, max_buckets);
+        }
+        return c;
+    }
+
+    HIPFLASHSORT_HOST_DEVICE unsigned int operator()(Word image) const
+    {
+        const Word offset = image - min_image;
+        return direct ? static_cast<unsigned int>(offset) : static_cast<unsigned int>(mul_hi(offset, scale));
+    }
+
+private:
+    // buckets * 2^bits / (range + 1) < 2^bits because range >= buckets; range + 1 may overflow Word.
+    HIPFLASHSORT_HOST_DEVICE static Word scale_for(Word range, unsigned int buckets)
+    {
+        if(range == ~Word(0))
+        {
+            return Word(buckets); // range + 1 = 2^bits
+        }
+        return divide_shifted(Word(buckets), range + 1);
+    }
+
+    // floor(a * 2^bits / d) for a < d, by long division one bit at a time (host or once per block).
+    HIPFLASHSORT_HOST_DEVICE static Word divide_shifted(Word a, Word d)
+    {
+        constexpr unsigned int bits = 8 * sizeof(Word);
+        Word q = 0;
+        Word r = a; // invariant: r < d
+        for(unsigned int i = 0; i < bits; i++)
+        {
+            const bool carry = (r >> (bits - 1)) != 0;
+            r = r << 1;
+            q = q << 1;
+            if(carry || r >= d)
+            {
+                r -= d;
+                q |= 1;
+            }
+        }
+        return q;
+    }
+};
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

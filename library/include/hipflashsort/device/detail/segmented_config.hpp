@@ -1,0 +1,81 @@
+// Tuning of the segmented / device flash sort: plain constexpr values, chosen per key and value
+// size in this one place.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_CONFIG_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_CONFIG_HPP_
+
+#include <cstdint>
+
+#include "../../block/block_flash_sort.hpp"
+#include "../../detail/empty_type.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// One sub-array, [begin, end) in elements of the whole input.
+struct segment_range
+{
+    std::uint64_t begin;
+    std::uint64_t end;
+};
+
+// Static LDS of one block stays under 48 KiB, the limit without opt-in on NVIDIA and under the
+// 64 KiB of gfx9 LDS.
+constexpr unsigned int lds_budget = 46 * 1024;
+
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
+constexpr unsigned int largest_flash_capacity()
+{
+    if constexpr(Capacity <= BlockSize)
+    {
+        return Capacity;
+    }
+    else if constexpr(sizeof(typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type) <= lds_budget)
+    {
+        return Capacity;
+    }
+    else
+    {
+        return largest_flash_capacity<Key, Value, BlockSize, Capacity / 2>();
+    }
+}
+
+template <class Key, class Value>
+struct segmented_config
+{
+    static constexpr unsigned int item_bytes = sizeof(Key) + (has_values<Value> ? sizeof(Value) : 0);
+
+    // Size classes. Segments up to rank_capacity[i] are rank-sorted by a group of
+    // rank_group[i] threads (several groups per block); up to flash_capacity[i] by one block of
+    // flash_block[i] threads with block_flash_sort; larger ones are partitioned by many blocks.
+    // Neighbouring capacities differ by 2x, so throughput has no cliff between classes.
+    static constexpr unsigned int rank_classes = 4;
+    static constexpr unsigned int rank_capacity[rank_classes] = {16, 32, 64, 128};
+    static constexpr unsigned int rank_group[rank_classes] = {4, 8, 16, 32};
+    static constexpr unsigned int rank_block = 256;
+
+    static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
+    static constexpr unsigned int flash_classes = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;
+    static constexpr unsigned int flash_capacity[4] = {256, 512, 1024, 2048};
+    static constexpr unsigned int flash_block[4] = {64, 128, 256, 256};
+
+    static constexpr unsigned int classes = rank_classes + flash_classes;
+    static constexpr unsigned int large_class = classes; // index of the "partition" list
+
+    // Partition pass: tiles of partition_block * items_per_thread items staged in LDS
+    // (keys, values and a 16-bit bucket id each, within about 24 KiB).
+    static constexpr unsigned int partition_block = 256;
+    static constexpr unsigned int partition_items_per_thread =
+        24576 / (partition_block * (item_bytes + 2)) < 1    ? 1
+        : 24576 / (partition_block * (item_bytes + 2)) > 16 ? 16
+                                                            : 24576 / (partition_block * (item_bytes + 2));
+    static constexpr unsigned int partition_tile = partition_block * partition_items_per_thread;
+    static constexpr unsigned int partition_max_buckets = 512;
+    static constexpr unsigned int partition_bucket_target = 64; // keys per bucket aimed at
+    static constexpr unsigned int chunk_min_items = 16384;        // per block of a partition pass
+    static constexpr unsigned int max_chunks_per_segment = 512;
+};
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

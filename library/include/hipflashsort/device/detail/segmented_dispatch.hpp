@@ -1,0 +1,314 @@
+// Host side of the segmented flash sort: temporary-storage plan, argument checks and the round
+// loop (bin → sort small → partition large → repeat on the buckets).
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_DISPATCH_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_DISPATCH_HPP_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <vector>
+
+#include "../../config.hpp"
+#include "segmented_config.hpp"
+#include "segmented_kernels.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// The whole input as one segment (device-level sort).
+struct single_segment
+{
+    std::uint64_t size;
+    HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t) const { return segment_range{0, size}; }
+};
+
+inline std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+/// Layout of the temporary storage; every bound depends on sizes only, never on key values.
+template <class Key, class Value>
+struct segmented_plan
+{
+    using config = segmented_config<Key, Value>;
+    static constexpr unsigned int counters = 17;
+
+    std::size_t keys_tmp = 0, values_tmp = 0, lists = 0, next = 0, counts = 0, offsets = 0, cursors = 0,
+                segments = 0, chunks = 0, min_max = 0, matrix = 0, bytes = 0;
+    std::uint64_t list_capacity = 0, next_capacity = 0, large_capacity = 0, chunk_capacity = 0,
+                  matrix_capacity = 0;
+
+    segmented_plan(std::uint64_t size, std::uint64_t segment_count)
+    {
+        // Every bucket of a partition holds partition_bucket_target keys or more on average.
+        next_capacity = size / config::partition_bucket_target + 1;
+        list_capacity = std::max<std::uint64_t>(segment_count, next_capacity) + 1;
+        large_capacity = size / (config::flash_capacity[config::flash_classes - 1] + 1) + 1;
+        chunk_capacity = size / config::chunk_min_items + large_capacity + 1;
+        // chunks × buckets <= (S / chunk_min_items + 1) * S / partition_bucket_target per segment.
+        matrix_capacity = size / 32 + size / config::partition_bucket_target + 1;
+        std::size_t at = 0;
+        auto take = [&](std::size_t& field, std::size_t bytes_needed) {
+            field = at;
+            at = align_up(at + bytes_needed, 256);
+        };
+        take(keys_tmp, size * sizeof(Key));
+        take(values_tmp, has_values<Value> ? size * sizeof(Value) : 0);
+        take(lists, list_capacity * sizeof(segment_range));
+        take(next, next_capacity * sizeof(segment_range));
+        take(counts, counters * sizeof(unsigned int));
+        take(offsets, counters * sizeof(unsigned int));
+        take(cursors, counters * sizeof(unsigned int));
+        take(segments, large_capacity * sizeof(partition_segment));
+        take(chunks, chunk_capacity * sizeof(partition_chunk));
+        take(min_max, 2 * large_capacity * sizeof(std::uint64_t));
+        take(matrix, matrix_capacity * sizeof(std::uint64_t));
+        bytes = at;
+    }
+};
+
+__global__ inline void init_min_max_kernel(std::uint64_t* min_max, unsigned int segments)
+{
+    for(unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < segments; i += gridDim.x * blockDim.x)
+    {
+        min_max[2 * i] = ~std::uint64_t(0);
+        min_max[2 * i + 1] = 0;
+    }
+}
+
+template <class Key, class Value>
+struct segmented_runner
+{
+    using config = segmented_config<Key, Value>;
+    using plan_type = segmented_plan<Key, Value>;
+
+    const plan_type& plan;
+    char* temp;
+    Key* keys_out;
+    Value* values_out;
+    order ord;
+    hipStream_t stream;
+    unsigned int grid_limit;
+
+    template <class T>
+    T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
+
+    class_limits limits() const
+    {
+        class_limits l{};
+        for(unsigned int c = 0; c < config::rank_classes; c++) l.limit[c] = config::rank_capacity[c];
+        for(unsigned int c = 0; c < config::flash_classes; c++) l.limit[config::rank_classes + c] = config::flash_capacity[c];
+        l.classes = config::classes;
+        return l;
+    }
+
+    unsigned int grid_for(std::uint64_t items, unsigned int per_block) const
+    {
+        const std::uint64_t blocks = (items + per_block - 1) / per_block;
+        return static_cast<unsigned int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, grid_limit)));
+    }
+
+    /// Bins the round's segments and sorts every small one; leaves the large ones listed.
+    template <class Source>
+    hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    {
+        unsigned int* counts = at<unsigned int>(plan.counts);
+        unsigned int* offsets = at<unsigned int>(plan.offsets);
+        unsigned int* cursors = at<unsigned int>(plan.cursors);
+        segment_range* lists = at<segment_range>(plan.lists);
+        const class_limits l = limits();
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
+        count_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, counts, keys_in,
+                                                                         keys_out, values_in, values_out);
+        class_offsets_kernel<<<1, 1, 0, stream>>>(counts, offsets, cursors, l.classes);
+        fill_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, cursors, lists);
+        launch_rank_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
+        launch_flash_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
+        return hipGetLastError();
+    }
+
+    template <unsigned int... C>
+    void launch_rank_classes(std::uint64_t segments, const Key* keys_in, const Value* values_in,
+                             std::integer_sequence<unsigned int, C...>)
+    {
+        (launch_rank_class<C>(segments, keys_in, values_in), ...);
+    }
+
+    template <unsigned int C>
+    void launch_rank_class(std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    {
+        constexpr unsigned int block = config::rank_block;
+        constexpr unsigned int group = config::rank_group[C];
+        rank_sort_segments_kernel<Key, Value, block, group, config::rank_capacity[C]>
+            <<<grid_for(segments, block / group), block, 0, stream>>>(
+                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
+                keys_in, keys_out, values_in, values_out, ord);
+    }
+
+    template <unsigned int... C>
+    void launch_flash_classes(std::uint64_t segments, const Key* keys_in, const Value* values_in,
+                              std::integer_sequence<unsigned int, C...>)
+    {
+        (launch_flash_class<C>(segments, keys_in, values_in), ...);
+    }
+
+    template <unsigned int C>
+    void launch_flash_class(std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    {
+        constexpr unsigned int block = config::flash_block[C];
+        flash_sort_segments_kernel<Key, Value, block, config::flash_capacity[C]>
+            <<<grid_for(segments, 1), block, 0, stream>>>(
+                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
+                config::rank_classes + C, keys_in, keys_out, values_in, values_out, ord);
+    }
+
+    /// Reads back the large segments of this round (synchronizes the stream).
+    hipError_t read_large(std::vector<segment_range>& large)
+    {
+        unsigned int host[2 * plan_type::counters];
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, at<unsigned int>(plan.counts),
+                                                    plan_type::counters * sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host + plan_type::counters, at<unsigned int>(plan.offsets),
+                                                    plan_type::counters * sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
+        HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+        const unsigned int count = host[config::large_class];
+        const unsigned int offset = host[plan_type::counters + config::large_class];
+        large.resize(count);
+        if(count == 0) return hipSuccess;
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), at<segment_range>(plan.lists) + offset,
+                                                    count * sizeof(segment_range), hipMemcpyDeviceToHost, stream));
+        return hipStreamSynchronize(stream);
+    }
+
+    /// Plans the partition of the large segments: buckets per segment and chunks per block.
+    std::uint64_t plan_partition(const std::vector<segment_range>& large, std::vector<partition_segment>& segs,
+                                 std::vector<partition_chunk>& chunks) const
+    {
+        segs.clear();
+        chunks.clear();
+        std::uint64_t matrix_at = 0, next_at = 0;
+        for(const segment_range& r : large)
+        {
+            const std::uint64_t size = r.end - r.begin;
+            const std::uint64_t wanted = std::max<std::uint64_t>(2, size / config::partition_bucket_target);
+            unsigned int buckets = 2;
+            while(buckets * 2 <= wanted && buckets < config::partition_max_buckets) buckets *= 2;
+            std::uint64_t chunk_items = std::max<std::uint64_t>(config::chunk_min_items,
+                                                                (size + config::max_chunks_per_segment - 1) / config::max_chunks_per_segment);
+            chunk_items = align_up(chunk_items, config::partition_tile);
+            const unsigned int n_chunks = static_cast<unsigned int>((size + chunk_items - 1) / chunk_items);
+            partition_segment s{};
+            s.range = r;
+            s.matrix_offset = matrix_at;
+            s.next_first = next_at;
+            s.buckets = buckets;
+            s.first_chunk = static_cast<unsigned int>(chunks.size());
+            s.chunks = n_chunks;
+            for(unsigned int c = 0; c < n_chunks; c++)
+            {
+                const std::uint64_t b = r.begin + c * chunk_items;
+                chunks.push_back(partition_chunk{b, std::min(r.end, b + chunk_items), static_cast<unsigned int>(segs.size()), c});
+            }
+            segs.push_back(s);
+            matrix_at += std::uint64_t(n_chunks) * buckets;
+            next_at += buckets;
+        }
+        return next_at;
+    }
+
+    hipError_t partition(const std::vector<partition_segment>& segs, const std::vector<partition_chunk>& chunks,
+                         const Key* keys_in, Key* keys_dst, const Value* values_in, Value* values_dst)
+    {
+        constexpr unsigned int block = config::partition_block;
+        constexpr unsigned int max_buckets = config::partition_max_buckets;
+        auto* d_segs = at<partition_segment>(plan.segments);
+        auto* d_chunks = at<partition_chunk>(plan.chunks);
+        auto* min_max = at<std::uint64_t>(plan.min_max);
+        auto* matrix = at<std::uint64_t>(plan.matrix);
+        const unsigned int n_segs = static_cast<unsigned int>(segs.size());
+        const unsigned int n_chunks = static_cast<unsigned int>(chunks.size());
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_segs, segs.data(), n_segs * sizeof(partition_segment),
+                                                    hipMemcpyHostToDevice, stream));
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_chunks, chunks.data(), n_chunks * sizeof(partition_chunk),
+                                                    hipMemcpyHostToDevice, stream));
+        init_min_max_kernel<<<grid_for(n_segs, 256), 256, 0, stream>>>(min_max, n_segs);
+        chunk_min_max_kernel<Key, block><<<n_chunks, block, 0, stream>>>(d_chunks, keys_in, min_max, ord);
+        chunk_histogram_kernel<Key, block, max_buckets><<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in,
+                                                                                        matrix, ord);
+        segment_scan_kernel<block><<<n_segs, block, 0, stream>>>(d_segs, min_max, matrix, at<segment_range>(plan.next));
+        chunk_scatter_kernel<Key, Value, block, config::partition_items_per_thread, max_buckets>
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, matrix, keys_in, keys_dst, keys_out,
+                                              values_in, values_dst, values_out, ord);
+        return hipGetLastError();
+    }
+
+    template <class Source>
+    hipError_t run(Source first_round, std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    {
+        Key* keys_tmp = at<Key>(plan.keys_tmp);
+        Value* values_tmp = has_values<Value> ? at<Value>(plan.values_tmp) : nullptr;
+        std::vector<segment_range> large;
+        std::vector<partition_segment> segs;
+        std::vector<partition_chunk> chunks;
+        const Key* src = keys_in;
+        const Value* vsrc = values_in;
+        Key* dst = keys_tmp;
+        Value* vdst = values_tmp;
+        HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc));
+        for(;;)
+        {
+            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
+            if(large.empty()) return hipSuccess;
+            const std::uint64_t next_segments = plan_partition(large, segs, chunks);
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(segs, chunks, src, dst, vsrc, vdst));
+            // The buckets now live in dst; the buffer read this round becomes the next target.
+            src = dst;
+            vsrc = vdst;
+            dst = dst == keys_tmp ? keys_out : keys_tmp;
+            vdst = vdst == values_tmp ? values_out : values_tmp;
+            HIPFLASHSORT_RETURN_IF_ERROR(
+                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc));
+        }
+    }
+};
+
+/// Shared entry of all segmented and device-level sorts: two-phase temporary storage, checks,
+/// then the rounds. Never throws, never prints.
+template <class Key, class Value, class Source>
+hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                                Key* keys_out, const Value* values_in, Value* values_out, std::size_t size,
+                                std::size_t segments, Source source, bool sources_valid, order ord,
+                                hipStream_t stream)
+{
+    if(ord != order::ascending && ord != order::descending) return hipErrorInvalidValue;
+    if(segments > std::numeric_limits<std::uint32_t>::max()) return hipErrorInvalidValue;
+    if(size > (std::numeric_limits<std::uint64_t>::max() >> 8)) return hipErrorInvalidValue;
+    try
+    {
+        const segmented_plan<Key, Value> plan(size, segments);
+        if(temp_storage == nullptr)
+        {
+            temp_storage_bytes = plan.bytes;
+            return hipSuccess;
+        }
+        if(temp_storage_bytes < plan.bytes) return hipErrorInvalidValue;
+        if(size == 0 || segments == 0) return hipSuccess;
+        if(keys_in == nullptr || keys_out == nullptr || !sources_valid) return hipErrorInvalidValue;
+        if(has_values<Value> && (values_in == nullptr || values_out == nullptr)) return hipErrorInvalidValue;
+        int device = 0, sms = 0;
+        HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
+        HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
+        segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
+                                            stream, static_cast<unsigned int>(std::max(1, sms) * 8)};
+        return runner.run(source, segments, keys_in, values_in);
+    }
+    catch(const std::bad_alloc&)
+    {
+        return hipErrorOutOfMemory;
+    }
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

@@ -1,0 +1,392 @@
+// Kernels of the segmented flash sort. Each round: bin the segments by size class, sort the small
+// ones where they lie (rank sort per thread group, block flash sort per block), and partition the
+// large ones into buckets (min/max → histogram per chunk → scan → stable scatter), which become
+// the next round's segments.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_KERNELS_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_KERNELS_HPP_
+
+#include <cstdint>
+
+#include "../../block/block_flash_sort.hpp"
+#include "../../block/detail/block_primitives.hpp"
+#include "../../thread/radix_key_codec.hpp"
+#include "bucket_classifier.hpp"
+#include "segmented_config.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+// ---------------------------------------------------------------- segment sources and binning
+
+template <class Offset>
+struct user_segments
+{
+    const Offset* begins;
+    const Offset* ends;
+    HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t i) const
+    {
+        const std::uint64_t b = static_cast<std::uint64_t>(begins[i]);
+        const std::uint64_t e = static_cast<std::uint64_t>(ends[i]);
+        return segment_range{b, e < b ? b : e}; // end <= begin: empty
+    }
+};
+
+struct listed_segments
+{
+    const segment_range* list;
+    HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t i) const { return list[i]; }
+};
+
+/// Class limits of one round: class c holds sizes in (limit[c-1], limit[c]]; sizes above the
+/// last limit go to the large list.
+struct class_limits
+{
+    std::uint64_t limit[16];
+    unsigned int classes;
+
+    HIPFLASHSORT_DEVICE unsigned int of(std::uint64_t size) const
+    {
+        unsigned int c = 0;
+        while(c < classes && size > limit[c]) c++;
+        return c;
+    }
+};
+
+// Segments of one element need no sort, only a copy when the data is elsewhere.
+template <class Key, class Value>
+HIPFLASHSORT_DEVICE void copy_single(const segment_range& r, const Key* keys_in, Key* keys_out,
+                                     const Value* values_in, Value* values_out)
+{
+    if(keys_in != keys_out) keys_out[r.begin] = keys_in[r.begin];
+    if constexpr(has_values<Value>)
+    {
+        if(values_in != values_out) values_out[r.begin] = values_in[r.begin];
+    }
+}
+
+template <class Source, class Key, class Value>
+__global__ void count_classes_kernel(Source source, std::uint64_t segments, class_limits limits,
+                                     unsigned int* counts, const Key* keys_in, Key* keys_out,
+                                     const Value* values_in, Value* values_out)
+{
+    __shared__ unsigned int local[17];
+    if(threadIdx.x <= limits.classes) local[threadIdx.x] = 0;
+    __syncthreads();
+    for(std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < segments;
+        i += std::uint64_t(gridDim.x) * blockDim.x)
+    {
+        const segment_range r = source(i);
+        const std::uint64_t size = r.end - r.begin;
+        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
+        if(size > 1) atomicAdd(&local[limits.of(size)], 1u);
+    }
+    __syncthreads();
+    if(threadIdx.x <= limits.classes && local[threadIdx.x] != 0) atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
+}
+
+// counts[0..classes] → offsets (exclusive scan) and cursors; one thread, at most 17 entries.
+__global__ inline void class_offsets_kernel(const unsigned int* counts, unsigned int* offsets,
+                                            unsigned int* cursors, unsigned int classes)
+{
+    unsigned int running = 0;
+    for(unsigned int c = 0; c <= classes; c++)
+    {
+        offsets[c] = running;
+        cursors[c] = running;
+        running += counts[c];
+    }
+}
+
+// The order of segments inside a class list does not matter: each is sorted independently.
+template <class Source>
+__global__ void fill_classes_kernel(Source source, std::uint64_t segments, class_limits limits,
+                                    unsigned int* cursors, segment_range* lists)
+{
+    for(std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < segments;
+        i += std::uint64_t(gridDim.x) * blockDim.x)
+    {
+        const segment_range r = source(i);
+        const std::uint64_t size = r.end - r.begin;
+        if(size > 1) lists[atomicAdd(&cursors[limits.of(size)], 1u)] = r;
+    }
+}
+
+// ---------------------------------------------------------------- small segments
+
+/// Rank sort of segments up to Capacity keys, one group of Group threads each: each key's rank
+/// is the number of keys before it in sorted order (smaller, or equal and earlier), so the sort
+/// is stable.
+template <class Key, class Value, unsigned int BlockSize, unsigned int Group, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
+    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    constexpr unsigned int groups = BlockSize / Group;
+    __shared__ Key keys[groups * Capacity];
+    __shared__ Value values[has_values<Value> ? groups * Capacity : 1];
+    const unsigned int count = counts[cls];
+    const segment_range* list = lists + offsets[cls];
+    const unsigned int group = threadIdx.x / Group;
+    const unsigned int member = threadIdx.x % Group;
+    Key* my_keys = keys + group * Capacity;
+    Value* my_values = values + (has_values<Value> ? group * Capacity : 0);
+    // The loop bound is uniform across the block, so the barriers inside are safe.
+    for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
+    {
+        const unsigned int index = first + group;
+        const segment_range r = index < count ? list[index] : segment_range{0, 0};
+        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
+        for(unsigned int i = member; i < size; i += Group)
+        {
+            my_keys[i] = keys_in[r.begin + i];
+            if constexpr(has_values<Value>) my_values[i] = values_in[r.begin + i];
+        }
+        __syncthreads();
+        for(unsigned int i = member; i < size; i += Group)
+        {
+            const auto mine = codec::order_image(my_keys[i], ord);
+            unsigned int rank = 0;
+            for(unsigned int j = 0; j < size; j++)
+            {
+                const auto theirs = codec::order_image(my_keys[j], ord);
+                rank += (theirs < mine) || (theirs == mine && j < i);
+            }
+            keys_out[r.begin + rank] = my_keys[i];
+            if constexpr(has_values<Value>) values_out[r.begin + rank] = my_values[i];
+        }
+        __syncthreads();
+    }
+}
+
+/// One block per segment of up to Capacity keys: block_flash_sort.
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void flash_sort_segments_kernel(
+    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+{
+    using sorter = block_flash_sort<Key, Value, BlockSize, Capacity>;
+    __shared__ typename sorter::storage_type storage;
+    const unsigned int count = counts[cls];
+    const segment_range* list = lists + offsets[cls];
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const segment_range r = list[index];
+        const Value* vin = nullptr;
+        Value* vout = nullptr;
+        if constexpr(has_values<Value>)
+        {
+            vin = values_in + r.begin;
+            vout = values_out + r.begin;
+        }
+        sorter().sort(storage, keys_in + r.begin, keys_out + r.begin, vin, vout,
+                      static_cast<unsigned int>(r.end - r.begin), ord);
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------- partition of large segments
+
+/// A large segment being partitioned this round (host-built, device-completed).
+struct partition_segment
+{
+    segment_range range;
+    std::uint64_t matrix_offset; // first entry of its chunks × buckets count matrix
+    std::uint64_t next_first;    // index of its first bucket in the next round's segment list
+    unsigned int buckets;        // bucket slots reserved (row length of the matrix)
+    unsigned int first_chunk;
+    unsigned int chunks;
+    unsigned int pad_;
+};
+
+struct partition_chunk
+{
+    std::uint64_t begin;
+    std::uint64_t end;
+    unsigned int segment;
+    unsigned int index; // within its segment
+};
+
+template <class Key>
+HIPFLASHSORT_DEVICE std::uint64_t wide_image(const Key& k, order ord)
+{
+    return static_cast<std::uint64_t>(radix_key_codec<Key>::order_image(k, ord));
+}
+
+template <class Key>
+using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
+
+template <class Key>
+HIPFLASHSORT_DEVICE bucket_classifier<image_word_t<Key>> segment_classifier(const std::uint64_t* min_max,
+                                                                             unsigned int segment,
+                                                                             unsigned int buckets)
+{
+    using word = image_word_t<Key>;
+    return bucket_classifier<word>::make(static_cast<word>(min_max[2 * segment]),
+                                         static_cast<word>(min_max[2 * segment + 1]), buckets);
+}
+
+template <class Key, unsigned int BlockSize>
+__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks, const Key* keys,
+                                                                 std::uint64_t* min_max, order ord)
+{
+    __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
+    const partition_chunk c = chunks[blockIdx.x];
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0;
+    for(std::uint64_t i = c.begin + threadIdx.x; i < c.end; i += BlockSize)
+    {
+        const std::uint64_t v = wide_image(keys[i], ord);
+        lo = min_of(lo, v);
+        hi = max_of(hi, v);
+    }
+    block_min_max<BlockSize>(lo, hi, scratch);
+    if(threadIdx.x == 0)
+    {
+        atomicMin(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment]), static_cast<unsigned long long>(lo));
+        atomicMax(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment + 1]), static_cast<unsigned long long>(hi));
+    }
+}
+
+template <class Key, unsigned int BlockSize, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partition_chunk* chunks,
+                                                                   const partition_segment* segments,
+                                                                   const std::uint64_t* min_max, const Key* keys,
+                                                                   std::uint64_t* matrix, order ord)
+{
+    __shared__ unsigned int counts[MaxBuckets];
+    const partition_chunk c = chunks[blockIdx.x];
+    const partition_segment s = segments[c.segment];
+    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets);
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) counts[b] = 0;
+    __syncthreads();
+    for(std::uint64_t i = c.begin + threadIdx.x; i < c.end; i += BlockSize)
+    {
+        atomicAdd(&counts[classify(static_cast<image_word_t<Key>>(wide_image(keys[i], ord)))], 1u);
+    }
+    __syncthreads();
+    std::uint64_t* row = matrix + s.matrix_offset + std::uint64_t(c.index) * s.buckets;
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) row[b] = counts[b];
+}
+
+// One block per large segment: the count matrix, read bucket-major (bucket, then chunk), becomes
+// the absolute output position of each chunk's share of each bucket; the buckets become the next
+// round's segments. A segment whose keys are all equal is already sorted: it gets no buckets,
+// and its scatter (one bucket, identity positions) writes the final output directly.
+template <unsigned int BlockSize>
+__global__ __launch_bounds__(BlockSize) void segment_scan_kernel(const partition_segment* segments,
+                                                                const std::uint64_t* min_max,
+                                                                std::uint64_t* matrix, segment_range* next)
+{
+    __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
+    const partition_segment s = segments[blockIdx.x];
+    std::uint64_t* m = matrix + s.matrix_offset;
+    const unsigned int chunks = s.chunks;
+    const unsigned int buckets = s.buckets;
+    block_exclusive_scan_lds<BlockSize, std::uint64_t>(
+        [=](unsigned int j) -> std::uint64_t& { return m[std::uint64_t(j % chunks) * buckets + j / chunks]; },
+        chunks * buckets, scratch);
+    const bool done = min_max[2 * blockIdx.x] == min_max[2 * blockIdx.x + 1];
+    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+    {
+        const std::uint64_t begin = s.range.begin + m[b];
+        const std::uint64_t end = b + 1 < buckets ? s.range.begin + m[b + 1] : s.range.end;
+        next[s.next_first + b] = done ? segment_range{begin, begin} : segment_range{begin, end};
+    }
+    __syncthreads();
+    for(std::uint64_t j = threadIdx.x; j < std::uint64_t(chunks) * buckets; j += BlockSize) m[j] += s.range.begin;
+}
+
+/// Stable scatter of one chunk into its segment's buckets, tile by tile: rank within the tile
+/// per wavefront (input order), stage the tile in LDS in bucket order, then write each bucket's
+/// run contiguously at the chunk's cursor for that bucket.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize) void chunk_scatter_kernel(
+    const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* min_max,
+    const std::uint64_t* matrix, const Key* keys_in, Key* keys_tmp, Key* keys_out, const Value* values_in,
+    Value* values_tmp, Value* values_out, order ord)
+{
+    using shape = block_shape<BlockSize>;
+    using word = image_word_t<Key>;
+    constexpr unsigned int tile = BlockSize * ItemsPerThread;
+    constexpr unsigned int span = ItemsPerThread * shape::wave; // positions per wavefront
+    constexpr unsigned int bucket_bits = log2_ceil(MaxBuckets);
+    constexpr bool with_values = has_values<Value>;
+    __shared__ std::uint64_t cursor[MaxBuckets];
+    __shared__ std::uint16_t counters[shape::waves * MaxBuckets];
+    __shared__ std::uint32_t tile_start[MaxBuckets + 1];
+    __shared__ Key stage_keys[tile];
+    __shared__ Value stage_values[with_values ? tile : 1];
+    __shared__ std::uint16_t stage_bucket[tile];
+    __shared__ std::uint32_t scan_scratch[shape::waves];
+
+    const partition_chunk c = chunks[blockIdx.x];
+    const partition_segment s = segments[c.segment];
+    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets);
+    const unsigned int buckets = classify.buckets;
+    const bool done = min_max[2 * c.segment] == min_max[2 * c.segment + 1];
+    Key* keys_dst = done ? keys_out : keys_tmp;
+    Value* values_dst = done ? values_out : values_tmp;
+    const std::uint64_t* row = matrix + s.matrix_offset + std::uint64_t(c.index) * s.buckets;
+    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) cursor[b] = row[b];
+
+    const unsigned int wave_id = threadIdx.x / shape::wave;
+    for(std::uint64_t tile_begin = c.begin; tile_begin < c.end; tile_begin += tile)
+    {
+        const unsigned int size = static_cast<unsigned int>(c.end - tile_begin < tile ? c.end - tile_begin : tile);
+        for(unsigned int i = threadIdx.x; i < shape::waves * buckets; i += BlockSize) counters[i] = 0;
+        __syncthreads();
+        Key k[ItemsPerThread];
+        Value v[ItemsPerThread];
+        unsigned int bucket[ItemsPerThread];
+        unsigned int rank[ItemsPerThread];
+#pragma unroll
+        for(unsigned int r = 0; r < ItemsPerThread; r++)
+        {
+            const unsigned int pos = wave_id * span + r * shape::wave + lane_id();
+            const bool valid = pos < size;
+            if(valid)
+            {
+                k[r] = keys_in[tile_begin + pos];
+                if constexpr(with_values) v[r] = values_in[tile_begin + pos];
+            }
+            bucket[r] = valid ? classify(static_cast<word>(wide_image(k[r], ord))) : 0;
+            rank[r] = wave_stable_rank<bucket_bits>(bucket[r], valid, counters + wave_id * buckets);
+        }
+        __syncthreads();
+        block_exclusive_scan_lds<BlockSize, std::uint32_t>(
+            [=](unsigned int j) -> std::uint16_t& {
+                return counters[(j % shape::waves) * buckets + j / shape::waves];
+            },
+            shape::waves * buckets, scan_scratch);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) tile_start[b] = counters[b];
+        if(threadIdx.x == 0) tile_start[buckets] = size;
+#pragma unroll
+        for(unsigned int r = 0; r < ItemsPerThread; r++)
+        {
+            const unsigned int pos = wave_id * span + r * shape::wave + lane_id();
+            if(pos < size)
+            {
+                const unsigned int slot = counters[wave_id * buckets + bucket[r]] + rank[r];
+                stage_keys[slot] = k[r];
+                if constexpr(with_values) stage_values[slot] = v[r];
+                stage_bucket[slot] = static_cast<std::uint16_t>(bucket[r]);
+            }
+        }
+        __syncthreads();
+        for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
+        {
+            const unsigned int b = stage_bucket[slot];
+            const std::uint64_t to = cursor[b] + (slot - tile_start[b]);
+            keys_dst[to] = stage_keys[slot];
+            if constexpr(with_values) values_dst[to] = stage_values[slot];
+        }
+        __syncthreads();
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) cursor[b] += tile_start[b + 1] - tile_start[b];
+        __syncthreads();
+    }
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

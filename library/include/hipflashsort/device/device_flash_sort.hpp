@@ -1,0 +1,54 @@
+// Device-level flash sort of one large array.
+#ifndef HIPFLASHSORT_DEVICE_DEVICE_FLASH_SORT_HPP_
+#define HIPFLASHSORT_DEVICE_DEVICE_FLASH_SORT_HPP_
+
+#include <cstddef>
+
+#include "../config.hpp"
+#include "../detail/empty_type.hpp"
+#include "detail/segmented_dispatch.hpp"
+
+namespace hipflashsort {
+
+/// Sorts keys_in[0, size) into keys_out.
+///
+/// Size dispatch: up to 128 keys one thread group rank-sorts them; up to one block's capacity
+/// (2048 keys of 4 bytes) one block flash-sorts them in LDS; larger arrays are partitioned by
+/// many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
+/// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
+/// own min/max, which keeps skewed, clustered and outlier inputs cheap.
+///
+/// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
+/// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^56.
+/// - Stable and deterministic; float order as CUB DeviceRadixSort (-NaN < -inf < ... < -0 = +0 <
+///   ... < +inf < +NaN, NaNs by bit pattern; -0 and +0 keep their input order).
+/// - Complexity: O(n) for keys spread over their range; each partition round synchronizes
+///   `stream` once (usually one or two rounds).
+/// - Memory: one copy of the keys plus about 0.6 bytes per key.
+/// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
+///   touching memory. Never aborts, never prints.
+template <class Key>
+hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
+                     std::size_t size, order ord = order::ascending, hipStream_t stream = 0)
+{
+    return detail::segmented_sort_entry<Key, empty_type>(
+        temp_storage, temp_storage_bytes, keys_in, keys_out, static_cast<const empty_type*>(nullptr),
+        static_cast<empty_type*>(nullptr), size, 1, detail::single_segment{size}, true, ord, stream);
+}
+
+/// As sort_keys, moving values with their keys (stable). Value: trivially copyable, 1-16 bytes
+/// typical. values_in may equal values_out. Memory: one copy of keys and values plus about 0.6
+/// bytes per key.
+template <class Key, class Value>
+hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
+                      const Value* values_in, Value* values_out, std::size_t size,
+                      order ord = order::ascending, hipStream_t stream = 0)
+{
+    return detail::segmented_sort_entry<Key, Value>(temp_storage, temp_storage_bytes, keys_in, keys_out,
+                                                    values_in, values_out, size, 1, detail::single_segment{size},
+                                                    true, ord, stream);
+}
+
+} // namespace hipflashsort
+
+#endif

@@ -1,0 +1,64 @@
+// Segmented (batched) flash sort: sorts many independent sub-arrays in one call.
+#ifndef HIPFLASHSORT_DEVICE_DEVICE_SEGMENTED_SORT_HPP_
+#define HIPFLASHSORT_DEVICE_DEVICE_SEGMENTED_SORT_HPP_
+
+#include <cstddef>
+
+#include "../config.hpp"
+#include "../detail/empty_type.hpp"
+#include "detail/segmented_dispatch.hpp"
+
+namespace hipflashsort {
+
+/// Sorts each segment [begin_offsets[i], end_offsets[i]) of keys_in into the same positions of
+/// keys_out.
+///
+/// Each segment goes to the cheapest level that holds it: segments up to 128 keys are
+/// rank-sorted by a group of 4-32 threads, up to 2048 (fewer for wide keys/values) by one block
+/// with block_flash_sort, and larger ones are partitioned by many blocks into interpolated
+/// buckets, which are sorted the same way in further rounds.
+///
+/// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
+/// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)
+///   within [0, size]; a segment with end <= begin is empty; segments may leave gaps and must not
+///   overlap. keys_in may equal keys_out. segments < 2^32.
+/// - Elements outside every segment are not written.
+/// - Stable (equal keys keep input order), deterministic (same bits on every run).
+/// - Order: ascending or descending; floats in CUB radix order, -NaN < -inf < ... < -0 = +0 <
+///   ... < +inf < +NaN, NaNs by bit pattern.
+/// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
+///   handled by re-partitioning buckets with their own min/max). Each round with segments larger
+///   than one block synchronizes `stream` once to read back their count.
+/// - Memory: one copy of the keys, plus about 0.6 bytes per key and 16 bytes per segment.
+/// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
+///   touching any memory; otherwise the first HIP error met. Never aborts, never prints.
+template <class Key, class Offset>
+hipError_t segmented_sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                               Key* keys_out, std::size_t size, std::size_t segments,
+                               const Offset* begin_offsets, const Offset* end_offsets,
+                               order ord = order::ascending, hipStream_t stream = 0)
+{
+    return detail::segmented_sort_entry<Key, empty_type>(
+        temp_storage, temp_storage_bytes, keys_in, keys_out, static_cast<const empty_type*>(nullptr),
+        static_cast<empty_type*>(nullptr), size, segments, detail::user_segments<Offset>{begin_offsets, end_offsets},
+        begin_offsets != nullptr && end_offsets != nullptr, ord, stream);
+}
+
+/// As segmented_sort_keys, moving values_in with their keys into values_out (stable: equal keys
+/// keep the input order of their values). Value: any trivially copyable type. values_in may
+/// equal values_out. Memory: one extra copy of keys and values plus the same metadata.
+template <class Key, class Value, class Offset>
+hipError_t segmented_sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
+                                Key* keys_out, const Value* values_in, Value* values_out, std::size_t size,
+                                std::size_t segments, const Offset* begin_offsets, const Offset* end_offsets,
+                                order ord = order::ascending, hipStream_t stream = 0)
+{
+    return detail::segmented_sort_entry<Key, Value>(
+        temp_storage, temp_storage_bytes, keys_in, keys_out, values_in, values_out, size, segments,
+        detail::user_segments<Offset>{begin_offsets, end_offsets},
+        begin_offsets != nullptr && end_offsets != nullptr, ord, stream);
+}
+
+} // namespace hipflashsort
+
+#endif

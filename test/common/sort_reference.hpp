@@ -1,0 +1,199 @@
+// Input generators and the host reference for sort tests: a stable sort on the codec's order
+// image, which is exactly the contract (CUB radix order, ±0 equal, stable).
+#ifndef HIPFLASHSORT_TEST_COMMON_SORT_REFERENCE_HPP_
+#define HIPFLASHSORT_TEST_COMMON_SORT_REFERENCE_HPP_
+
+#include <hipflashsort/thread/radix_key_codec.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace test_utils {
+
+enum class distribution
+{
+    uniform_bits,
+    all_equal,
+    two_values,
+    few_unique,
+    sorted,
+    reverse,
+    special_floats,
+    outlier,
+    small_range
+};
+
+inline std::string name_of(distribution d)
+{
+    switch(d)
+    {
+        case distribution::uniform_bits: return "uniform_bits";
+        case distribution::all_equal: return "all_equal";
+        case distribution::two_values: return "two_values";
+        case distribution::few_unique: return "few_unique";
+        case distribution::sorted: return "sorted";
+        case distribution::reverse: return "reverse";
+        case distribution::special_floats: return "special_floats";
+        case distribution::outlier: return "outlier";
+        case distribution::small_range: return "small_range";
+    }
+    return "?";
+}
+
+template <class Key>
+Key random_key(std::mt19937_64& rng)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    return codec::from_bits(static_cast<typename codec::bit_key_type>(rng()));
+}
+
+template <class Key>
+std::vector<Key> special_values()
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    std::vector<Key> v = {Key(0), Key(1), std::numeric_limits<Key>::lowest(), std::numeric_limits<Key>::max()};
+    if constexpr(std::is_floating_point<Key>::value)
+    {
+        const Key inf = std::numeric_limits<Key>::infinity();
+        const Key nan = std::numeric_limits<Key>::quiet_NaN();
+        v.insert(v.end(), {-Key(0), inf, -inf, nan, codec::from_bits(codec::to_bits(nan) | codec::sign_bit),
+                           std::numeric_limits<Key>::denorm_min(), -std::numeric_limits<Key>::denorm_min(),
+                           codec::from_bits(codec::to_bits(nan) + 1), Key(-1.5), Key(2.25)});
+    }
+    else if constexpr(std::is_signed<Key>::value)
+    {
+        v.push_back(Key(-1));
+    }
+    return v;
+}
+
+template <class Key>
+std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<Key> v(n);
+    switch(d)
+    {
+        case distribution::uniform_bits:
+            for(auto& k : v) k = random_key<Key>(rng);
+            break;
+        case distribution::all_equal:
+        {
+            const Key k = random_key<Key>(rng);
+            std::fill(v.begin(), v.end(), k);
+            break;
+        }
+        case distribution::two_values:
+        {
+            const Key a = random_key<Key>(rng), b = random_key<Key>(rng);
+            for(auto& k : v) k = (rng() & 1) ? a : b;
+            break;
+        }
+        case distribution::few_unique:
+        {
+            Key pool[16];
+            for(auto& p : pool) p = random_key<Key>(rng);
+            for(auto& k : v) k = pool[rng() % 16];
+            break;
+        }
+        case distribution::sorted:
+        case distribution::reverse:
+        {
+            for(auto& k : v) k = random_key<Key>(rng);
+            using codec = hipflashsort::radix_key_codec<Key>;
+            std::stable_sort(v.begin(), v.end(),
+                             [](Key a, Key b) { return codec::order_image(a) < codec::order_image(b); });
+            if(d == distribution::reverse) std::reverse(v.begin(), v.end());
+            break;
+        }
+        case distribution::special_floats:
+        {
+            const std::vector<Key> s = special_values<Key>();
+            for(auto& k : v) k = (rng() % 4 == 0) ? random_key<Key>(rng) : s[rng() % s.size()];
+            break;
+        }
+        case distribution::outlier:
+        {
+            // A cluster of nearby keys and one extreme key: interpolation puts nearly everything in
+            // one bucket, which must be re-partitioned.
+            for(auto& k : v) k = static_cast<Key>(rng() % 100);
+            if(n > 0) v[rng() % n] = std::numeric_limits<Key>::max();
+            break;
+        }
+        case distribution::small_range:
+            for(auto& k : v) k = static_cast<Key>(rng() % 1000);
+            break;
+    }
+    return v;
+}
+
+/// Stable sort of [first, last) of keys (and the permutation applied to values).
+template <class Key, class Value>
+void reference_sort(std::vector<Key>& keys, std::vector<Value>* values, std::size_t first, std::size_t last,
+                    hipflashsort::order ord)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    std::vector<std::size_t> idx(last - first);
+    std::iota(idx.begin(), idx.end(), first);
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        return codec::order_image(keys[a], ord) < codec::order_image(keys[b], ord);
+    });
+    std::vector<Key> k(idx.size());
+    for(std::size_t i = 0; i < idx.size(); i++) k[i] = keys[idx[i]];
+    std::copy(k.begin(), k.end(), keys.begin() + first);
+    if(values)
+    {
+        std::vector<Value> v(idx.size());
+        for(std::size_t i = 0; i < idx.size(); i++) v[i] = (*values)[idx[i]];
+        std::copy(v.begin(), v.end(), values->begin() + first);
+    }
+}
+
+template <class T>
+bool bitwise_equal(const T& a, const T& b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Index of the first element that differs bitwise, or -1.
+template <class T>
+long long first_mismatch(const std::vector<T>& a, const std::vector<T>& b)
+{
+    if(a.size() != b.size()) return 0;
+    for(std::size_t i = 0; i < a.size(); i++)
+        if(!bitwise_equal(a[i], b[i])) return static_cast<long long>(i);
+    return -1;
+}
+
+/// RAII device buffer.
+template <class T>
+struct device_buffer
+{
+    T* ptr = nullptr;
+    std::size_t count = 0;
+    explicit device_buffer(std::size_t n) : count(n)
+    {
+        if(n != 0 && hipMalloc(&ptr, n * sizeof(T)) != hipSuccess) ptr = nullptr;
+    }
+    ~device_buffer() { (void)hipFree(ptr); }
+    device_buffer(const device_buffer&) = delete;
+    device_buffer& operator=(const device_buffer&) = delete;
+    hipError_t upload(const std::vector<T>& v) { return hipMemcpy(ptr, v.data(), v.size() * sizeof(T), hipMemcpyHostToDevice); }
+    hipError_t download(std::vector<T>& v) const
+    {
+        v.resize(count);
+        return hipMemcpy(v.data(), ptr, count * sizeof(T), hipMemcpyDeviceToHost);
+    }
+    hipError_t poison() { return hipMemset(ptr, 0xA5, count * sizeof(T)); }
+};
+
+} // namespace test_utils
+
+#endif

@@ -1,0 +1,309 @@
+// Device-level and segmented flash sort against the host reference, bitwise.
+#include "common/sort_reference.hpp"
+#include "common/test_utils.hpp"
+
+#include <hipflashsort/device/device_flash_sort.hpp>
+#include <hipflashsort/device/device_segmented_sort.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using hipflashsort::order;
+using test_utils::device_buffer;
+using test_utils::distribution;
+
+struct payload16
+{
+    std::uint32_t a, b, c, d;
+};
+
+template <class Key, class Value>
+struct sort_case
+{
+    std::vector<Key> keys;
+    std::vector<Value> values;
+};
+
+// Runs sort_keys / sort_pairs (Offset = void) or the segmented variants and returns the outputs.
+template <class Key, class Value, bool Pairs, class Offset>
+void run_device(const std::vector<Key>& keys, const std::vector<Value>& values, std::vector<Key>& keys_out,
+                std::vector<Value>& values_out, order ord, bool in_place, const std::vector<Offset>* begins = nullptr,
+                const std::vector<Offset>* ends = nullptr)
+{
+    const std::size_t n = keys.size();
+    device_buffer<Key> d_in(n), d_out(n);
+    device_buffer<Value> v_in(Pairs ? n : 0), v_out(Pairs ? n : 0);
+    HIP_CHECK(d_in.upload(keys));
+    Key* out = in_place ? d_in.ptr : d_out.ptr;
+    if(!in_place && n) HIP_CHECK(hipMemcpy(d_out.ptr, keys.data(), n * sizeof(Key), hipMemcpyHostToDevice));
+    Value* vout = nullptr;
+    if constexpr(Pairs)
+    {
+        HIP_CHECK(v_in.upload(values));
+        vout = in_place ? v_in.ptr : v_out.ptr;
+        if(!in_place && n) HIP_CHECK(v_out.poison());
+    }
+    const std::size_t segments = begins ? begins->size() : 1;
+    device_buffer<Offset> d_begins(begins ? segments : 0), d_ends(begins ? segments : 0);
+    if(begins)
+    {
+        HIP_CHECK(d_begins.upload(*begins));
+        HIP_CHECK(d_ends.upload(*ends));
+    }
+    std::size_t bytes = 0;
+    auto call = [&](void* temp) {
+        if(begins)
+        {
+            if constexpr(Pairs)
+                return hipflashsort::segmented_sort_pairs(temp, bytes, d_in.ptr, out, v_in.ptr, vout, n, segments,
+                                                          d_begins.ptr, d_ends.ptr, ord);
+            else
+                return hipflashsort::segmented_sort_keys(temp, bytes, d_in.ptr, out, n, segments, d_begins.ptr,
+                                                         d_ends.ptr, ord);
+        }
+        if constexpr(Pairs)
+            return hipflashsort::sort_pairs(temp, bytes, d_in.ptr, out, v_in.ptr, vout, n, ord);
+        else
+            return hipflashsort::sort_keys(temp, bytes, d_in.ptr, out, n, ord);
+    };
+    HIP_CHECK(call(nullptr));
+    device_buffer<char> temp(bytes);
+    HIP_CHECK(call(temp.ptr));
+    HIP_CHECK(hipDeviceSynchronize());
+    keys_out.resize(n);
+    if(n) HIP_CHECK(hipMemcpy(keys_out.data(), out, n * sizeof(Key), hipMemcpyDeviceToHost));
+    if constexpr(Pairs)
+    {
+        values_out.resize(n);
+        if(n) HIP_CHECK(hipMemcpy(values_out.data(), vout, n * sizeof(Value), hipMemcpyDeviceToHost));
+    }
+}
+
+template <class Key>
+class DeviceSortKeys : public ::testing::Test {};
+using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
+                                   std::int16_t, std::int32_t, std::int64_t, float, double>;
+TYPED_TEST_SUITE(DeviceSortKeys, key_types);
+
+const std::vector<std::size_t> sizes = {0, 1, 2, 3, 16, 17, 63, 64, 65, 128, 129, 255, 256, 257, 511, 513, 1023,
+                                        1025, 2047, 2048, 2049, 4096, 16385, 70001};
+const std::vector<distribution> dists = {distribution::uniform_bits, distribution::all_equal,
+                                         distribution::two_values,   distribution::few_unique,
+                                         distribution::sorted,       distribution::reverse,
+                                         distribution::special_floats, distribution::outlier,
+                                         distribution::small_range};
+
+TYPED_TEST(DeviceSortKeys, MatchesStableReference)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    using Key = TypeParam;
+    std::uint64_t seed = 1;
+    for(const std::size_t n : sizes)
+    {
+        for(const distribution d : dists)
+        {
+            for(const order ord : {order::ascending, order::descending})
+            {
+                const std::vector<Key> input = test_utils::generate<Key>(n, d, seed++);
+                std::vector<Key> expected = input;
+                test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
+                std::vector<Key> got;
+                std::vector<int> unused;
+                run_device<Key, int, false, int>(input, {}, got, unused, ord, seed % 3 == 0);
+                const long long bad = test_utils::first_mismatch(got, expected);
+                ASSERT_EQ(bad, -1) << "n=" << n << " dist=" << test_utils::name_of(d)
+                                   << " desc=" << (ord == order::descending) << " at " << bad;
+            }
+        }
+    }
+}
+
+template <class Key, class Value>
+void check_pairs_stable(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
+{
+    const std::vector<Key> keys = test_utils::generate<Key>(n, d, seed);
+    std::vector<Value> values(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        if constexpr(std::is_same<Value, payload16>::value)
+            values[i] = payload16{std::uint32_t(i), std::uint32_t(i * 3), std::uint32_t(~i), 7u};
+        else
+            values[i] = static_cast<Value>(i);
+    }
+    std::vector<Key> ek = keys;
+    std::vector<Value> ev = values;
+    test_utils::reference_sort(ek, &ev, 0, n, ord);
+    std::vector<Key> gk;
+    std::vector<Value> gv;
+    run_device<Key, Value, true, int>(keys, values, gk, gv, ord, in_place);
+    ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "keys n=" << n << " " << test_utils::name_of(d);
+    ASSERT_EQ(test_utils::first_mismatch(gv, ev), -1) << "values n=" << n << " " << test_utils::name_of(d);
+}
+
+TEST(DeviceSortPairs, StableWithIndexValues)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::uint64_t seed = 100;
+    for(const std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(2048), std::size_t(3000),
+                               std::size_t(100000), std::size_t(1) << 20})
+    {
+        for(const distribution d : {distribution::uniform_bits, distribution::few_unique, distribution::all_equal,
+                                    distribution::outlier, distribution::special_floats})
+        {
+            for(const order ord : {order::ascending, order::descending})
+            {
+                check_pairs_stable<std::uint32_t, std::uint32_t>(n, d, ord, false, seed++);
+                check_pairs_stable<float, std::uint64_t>(n, d, ord, seed % 2 == 0, seed++);
+                check_pairs_stable<double, payload16>(n, d, ord, false, seed++);
+                check_pairs_stable<std::int16_t, std::uint32_t>(n, d, ord, true, seed++);
+            }
+        }
+    }
+}
+
+TEST(DeviceSortKeysLarge, MillionsAndDeterminism)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    for(const std::size_t n : {std::size_t(1) << 20, (std::size_t(1) << 22) + 3})
+    {
+        for(const distribution d : {distribution::uniform_bits, distribution::outlier, distribution::few_unique})
+        {
+            const std::vector<float> input = test_utils::generate<float>(n, d, n + 7);
+            std::vector<float> expected = input;
+            test_utils::reference_sort<float, int>(expected, nullptr, 0, n, order::ascending);
+            std::vector<float> first, second;
+            std::vector<int> unused;
+            run_device<float, int, false, int>(input, {}, first, unused, order::ascending, false);
+            run_device<float, int, false, int>(input, {}, second, unused, order::ascending, false);
+            ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " " << test_utils::name_of(d);
+            ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+        }
+    }
+}
+
+// ---- segmented
+
+template <class Offset>
+void make_layout(std::size_t n, const std::vector<std::size_t>& seg_sizes, std::size_t gap,
+                 std::vector<Offset>& begins, std::vector<Offset>& ends, std::size_t& total)
+{
+    std::size_t at = 0;
+    for(const std::size_t s : seg_sizes)
+    {
+        begins.push_back(static_cast<Offset>(at));
+        ends.push_back(static_cast<Offset>(at + s));
+        at += s + gap;
+    }
+    total = std::max(n, at);
+}
+
+template <class Key, class Offset, bool Pairs>
+void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
+                     bool in_place, std::uint64_t seed)
+{
+    std::vector<Offset> begins, ends;
+    std::size_t n = 0;
+    make_layout(0, seg_sizes, gap, begins, ends, n);
+    const std::vector<Key> keys = test_utils::generate<Key>(n, d, seed);
+    std::vector<std::uint32_t> values(n);
+    for(std::size_t i = 0; i < n; i++) values[i] = static_cast<std::uint32_t>(i);
+    std::vector<Key> ek = keys;
+    std::vector<std::uint32_t> ev = values;
+    for(std::size_t s = 0; s < begins.size(); s++)
+        test_utils::reference_sort(ek, Pairs ? &ev : nullptr, std::size_t(begins[s]), std::size_t(ends[s]), ord);
+    // Gaps: the output buffer starts as a copy of the input, so untouched gaps equal the input.
+    std::vector<Key> gk;
+    std::vector<std::uint32_t> gv;
+    run_device<Key, std::uint32_t, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends);
+    ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "segments=" << seg_sizes.size() << " n=" << n;
+    if(Pairs)
+    {
+        for(std::size_t s = 0; s < begins.size(); s++)
+            for(std::size_t i = std::size_t(begins[s]); i < std::size_t(ends[s]); i++)
+                ASSERT_EQ(gv[i], ev[i]) << "value at " << i;
+    }
+}
+
+TEST(SegmentedSort, ClassBoundariesAndLayouts)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::vector<std::size_t> boundaries;
+    for(const std::size_t b : {1, 2, 3, 16, 32, 64, 112, 113, 128, 256, 512, 1024, 2048, 4096, 16384})
+    {
+        for(const long long delta : {-1, 0, 1})
+            if(static_cast<long long>(b) + delta >= 0) boundaries.push_back(std::size_t(static_cast<long long>(b) + delta));
+    }
+    std::uint64_t seed = 1000;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(boundaries, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<float, long long, true>(boundaries, 5, distribution::special_floats, ord, false, seed++);
+        check_segmented<std::uint64_t, unsigned int, true>(boundaries, 0, distribution::few_unique, ord, true, seed++);
+        check_segmented<std::int8_t, std::int64_t, false>(boundaries, 3, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<double, int, true>(boundaries, 1, distribution::outlier, ord, false, seed++);
+    }
+}
+
+TEST(SegmentedSort, PowerLawAndEmptySegments)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(5);
+    std::vector<std::size_t> sizes;
+    for(int i = 0; i < 3000; i++)
+    {
+        const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+        sizes.push_back(static_cast<std::size_t>(std::pow(2.0, 17.0 * u * u * u)) - 1);
+    }
+    for(int i = 0; i < 200000; i++) sizes.push_back(i % 7 == 0 ? 1 : 0);
+    std::shuffle(sizes.begin(), sizes.end(), rng);
+    check_segmented<std::uint32_t, std::uint64_t, true>(sizes, 0, distribution::uniform_bits, order::ascending,
+                                                        false, 77);
+    check_segmented<float, int, false>(sizes, 2, distribution::small_range, order::descending, true, 78);
+}
+
+TEST(SegmentedSort, OneHugeSegmentAndManyTiny)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::vector<std::size_t> sizes(100000, 3);
+    sizes.push_back(std::size_t(1) << 21);
+    check_segmented<std::int32_t, int, true>(sizes, 0, distribution::uniform_bits, order::ascending, false, 9);
+}
+
+TEST(SortArguments, InvalidArgumentsTouchNothing)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = 1000;
+    device_buffer<std::uint32_t> in(n), out(n);
+    HIP_CHECK(out.poison());
+    std::size_t bytes = 0;
+    HIP_CHECK(hipflashsort::sort_keys(nullptr, bytes, in.ptr, out.ptr, n));
+    device_buffer<char> temp(bytes);
+    std::size_t small = bytes - 1;
+    EXPECT_EQ(hipflashsort::sort_keys(temp.ptr, small, in.ptr, out.ptr, n), hipErrorInvalidValue);
+    EXPECT_EQ(hipflashsort::sort_keys(temp.ptr, bytes, static_cast<const std::uint32_t*>(nullptr), out.ptr, n),
+              hipErrorInvalidValue);
+    EXPECT_EQ(hipflashsort::sort_keys(temp.ptr, bytes, in.ptr, out.ptr, n, static_cast<order>(7)),
+              hipErrorInvalidValue);
+    std::vector<std::uint32_t> host;
+    HIP_CHECK(out.download(host));
+    for(const auto v : host) ASSERT_EQ(v, 0xA5A5A5A5u);
+    // Nothing to sort: success with null data.
+    std::size_t zero_bytes = 0;
+    HIP_CHECK(hipflashsort::sort_keys(nullptr, zero_bytes, static_cast<const float*>(nullptr),
+                                        static_cast<float*>(nullptr), 0));
+    device_buffer<char> zero_temp(zero_bytes);
+    EXPECT_EQ(hipflashsort::sort_keys(zero_temp.ptr, zero_bytes, static_cast<const float*>(nullptr),
+                                      static_cast<float*>(nullptr), 0),
+              hipSuccess);
+    std::size_t seg_bytes = 0;
+    HIP_CHECK(hipflashsort::segmented_sort_keys(nullptr, seg_bytes, in.ptr, out.ptr, n, 0,
+                                                static_cast<const int*>(nullptr), static_cast<const int*>(nullptr)));
+    device_buffer<char> seg_temp(seg_bytes);
+    EXPECT_EQ(hipflashsort::segmented_sort_keys(seg_temp.ptr, seg_bytes, in.ptr, out.ptr, n, 0,
+                                                static_cast<const int*>(nullptr), static_cast<const int*>(nullptr)),
+              hipSuccess);
+}
+
+} // namespace
