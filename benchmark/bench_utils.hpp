@@ -1,0 +1,77 @@
+// Timing and verification shared by the benchmarks: inputs generated on the GPU, outputs poisoned
+// before each run, HIP events around each run after warm-up, the median of the runs reported as
+// the iteration time, and every result compared bitwise with the vendor's.
+#ifndef HIPFLASHSORT_BENCHMARK_BENCH_UTILS_HPP_
+#define HIPFLASHSORT_BENCHMARK_BENCH_UTILS_HPP_
+
+#include <benchmark/benchmark.h>
+#include <hip/hip_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "../clients/common/data_generation.hpp"
+
+namespace bench {
+
+#define BENCH_CHECK(expr)                                                                  \
+    do {                                                                                   \
+        const hipError_t bench_error_ = (expr);                                            \
+        if(bench_error_ != hipSuccess)                                                     \
+        {                                                                                  \
+            state.SkipWithError((std::string(#expr) + ": " + hipGetErrorString(bench_error_)).c_str()); \
+            return;                                                                        \
+        }                                                                                  \
+    } while(0)
+
+template <class T>
+struct device_array
+{
+    T* ptr = nullptr;
+    explicit device_array(std::size_t n) { if(n && hipMalloc(&ptr, n * sizeof(T)) != hipSuccess) ptr = nullptr; }
+    ~device_array() { (void)hipFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+};
+
+inline int repeats() { return 15; }
+
+/// Times `run` (enqueues one sort on the stream): 2 warm-ups, then `repeats()` timed runs, each
+/// preceded by `before` (poisoning, not timed). Returns the median in seconds, or < 0 on error.
+template <class Run, class Before>
+double median_seconds(Run run, Before before, hipStream_t stream)
+{
+    hipEvent_t start, stop;
+    if(hipEventCreate(&start) != hipSuccess || hipEventCreate(&stop) != hipSuccess) return -1;
+    std::vector<double> times;
+    for(int i = 0; i < 2 + repeats(); i++)
+    {
+        before();
+        (void)hipEventRecord(start, stream);
+        if(run() != hipSuccess) return -1;
+        (void)hipEventRecord(stop, stream);
+        if(hipEventSynchronize(stop) != hipSuccess) return -1;
+        float ms = 0;
+        (void)hipEventElapsedTime(&ms, start, stop);
+        if(i >= 2) times.push_back(ms * 1e-3);
+    }
+    (void)hipEventDestroy(start);
+    (void)hipEventDestroy(stop);
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+inline void report(benchmark::State& state, double seconds, std::size_t n, std::size_t bytes_per_key)
+{
+    state.SetIterationTime(seconds);
+    state.counters["Gkeys/s"] = double(n) / seconds * 1e-9;
+    state.counters["ms"] = seconds * 1e3;
+    state.counters["keys"] = double(n);
+    state.counters["GB/s_min"] = double(n) * bytes_per_key / seconds * 1e-9;
+}
+
+} // namespace bench
+
+#endif

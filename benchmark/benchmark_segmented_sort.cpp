@@ -1,0 +1,143 @@
+// Segmented sort over 2^26 keys: hipflashsort::segmented_sort_keys / _pairs against the vendor
+// (CUB DeviceSegmentedSort on NVIDIA, rocPRIM segmented_radix_sort on AMD), same process. Each
+// hipflashsort case also runs the vendor once and requires bitwise-identical results.
+#include "bench_utils.hpp"
+
+#include "../clients/common/vendor_sort.hpp"
+
+#include <hipflashsort/device/device_segmented_sort.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t total_keys = std::size_t(1) << 26;
+
+// Segment boundaries: fixed length, or (length 0) a power-law mix from 1 to 2^17 keys.
+std::vector<int> make_offsets(std::size_t length, std::size_t n)
+{
+    std::vector<int> offsets{0};
+    std::mt19937_64 rng(2024);
+    std::size_t at = 0;
+    while(at < n)
+    {
+        std::size_t s = length;
+        if(length == 0)
+        {
+            const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+            s = static_cast<std::size_t>(std::pow(2.0, 17.0 * u * u)) ;
+        }
+        at = std::min(n, at + s);
+        offsets.push_back(static_cast<int>(at));
+    }
+    return offsets;
+}
+
+template <class Key, bool Pairs>
+hipError_t enqueue(bool ours, void* temp, std::size_t& bytes, const Key* in, Key* out, const std::uint32_t* vin,
+                   std::uint32_t* vout, std::size_t n, std::size_t segments, const int* begins, const int* ends,
+                   hipStream_t stream)
+{
+    if(ours)
+    {
+        if constexpr(Pairs)
+            return hipflashsort::segmented_sort_pairs(temp, bytes, in, out, vin, vout, n, segments, begins, ends,
+                                                      hipflashsort::order::ascending, stream);
+        else
+            return hipflashsort::segmented_sort_keys(temp, bytes, in, out, n, segments, begins, ends,
+                                                     hipflashsort::order::ascending, stream);
+    }
+    return vendor::segmented_sort(temp, bytes, in, out, Pairs ? vin : nullptr, vout, n, segments, begins, ends, stream);
+}
+
+template <class Key, bool Pairs>
+void run_case(benchmark::State& state, bool ours, std::size_t length)
+{
+    const std::size_t n = total_keys;
+    const std::vector<int> offsets = make_offsets(length, n);
+    const std::size_t segments = offsets.size() - 1;
+    hipStream_t stream = 0;
+    bench::device_array<Key> in(n), out(n), check(n);
+    bench::device_array<std::uint32_t> vin(Pairs ? n : 0), vout(Pairs ? n : 0), vcheck(Pairs ? n : 0);
+    bench::device_array<int> d_offsets(offsets.size());
+    BENCH_CHECK(hipMemcpy(d_offsets.ptr, offsets.data(), offsets.size() * sizeof(int), hipMemcpyHostToDevice));
+    const int* begins = d_offsets.ptr;
+    const int* ends = d_offsets.ptr + 1;
+    BENCH_CHECK(clients::generate(in.ptr, n, clients::distribution::uniform, 7));
+    if constexpr(Pairs) BENCH_CHECK(clients::fill_index(vin.ptr, n));
+    std::size_t bytes = 0;
+    BENCH_CHECK((enqueue<Key, Pairs>(ours, nullptr, bytes, in.ptr, out.ptr, vin.ptr, vout.ptr, n, segments, begins, ends, stream)));
+    bench::device_array<char> temp(bytes);
+    auto poison = [&] {
+        (void)hipMemsetAsync(out.ptr, 0xA5, n * sizeof(Key), stream);
+        if constexpr(Pairs) (void)hipMemsetAsync(vout.ptr, 0xA5, n * sizeof(std::uint32_t), stream);
+    };
+    auto run = [&] {
+        return enqueue<Key, Pairs>(ours, temp.ptr, bytes, in.ptr, out.ptr, vin.ptr, vout.ptr, n, segments, begins, ends, stream);
+    };
+    for(auto _ : state)
+    {
+        const double seconds = bench::median_seconds(run, poison, stream);
+        if(seconds < 0)
+        {
+            state.SkipWithError("sort failed");
+            return;
+        }
+        bench::report(state, seconds, n, Pairs ? 2 * (sizeof(Key) + 4) : 2 * sizeof(Key));
+        state.counters["segments"] = double(segments);
+    }
+    if(ours)
+    {
+        std::size_t vbytes = 0;
+        BENCH_CHECK((enqueue<Key, Pairs>(false, nullptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, segments, begins, ends, stream)));
+        bench::device_array<char> vtemp(vbytes);
+        BENCH_CHECK((enqueue<Key, Pairs>(false, vtemp.ptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, segments, begins, ends, stream)));
+        BENCH_CHECK(hipDeviceSynchronize());
+        unsigned long long bad = 0;
+        BENCH_CHECK(clients::count_mismatches(out.ptr, check.ptr, n, bad));
+        if constexpr(Pairs)
+        {
+            unsigned long long bad_values = 0;
+            BENCH_CHECK(clients::count_mismatches(vout.ptr, vcheck.ptr, n, bad_values));
+            bad += bad_values;
+        }
+        state.counters["mismatches"] = double(bad);
+        if(bad != 0) state.SkipWithError("result differs from the vendor sort");
+    }
+}
+
+template <class Key, bool Pairs>
+void register_all(const char* type)
+{
+    for(const std::size_t length : {16, 32, 64, 112, 113, 256, 1000, 1024, 4096, 16384, 65536, 0})
+    {
+        for(const bool ours : {true, false})
+        {
+            const std::string name = std::string(Pairs ? "segmented_pairs/" : "segmented_keys/") +
+                                     (ours ? "hipflashsort" : vendor::name()) + "/" + type + "/" +
+                                     (length ? std::to_string(length) : std::string("power-law"));
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { run_case<Key, Pairs>(s, ours, length); })
+                ->UseManualTime()
+                ->Iterations(1)
+                ->Unit(benchmark::kMillisecond);
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    register_all<float, false>("f32");
+    register_all<std::uint32_t, false>("u32");
+    register_all<float, true>("f32+u32");
+    register_all<std::uint32_t, true>("u32+u32");
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
