@@ -155,7 +155,8 @@ TEST(DeviceSortPairs, StableWithIndexValues)
             for(const order ord : {order::ascending, order::descending})
             {
                 check_pairs_stable<std::uint32_t, std::uint32_t>(n, d, ord, false, seed++);
-                check_pairs_stable<float, std::uint64_t>(n, d, ord, seed % 2 == 0, seed++);
+                const bool in_place = seed % 2 == 0;
+                check_pairs_stable<float, std::uint64_t>(n, d, ord, in_place, seed++);
                 check_pairs_stable<double, payload16>(n, d, ord, false, seed++);
                 check_pairs_stable<std::int16_t, std::uint32_t>(n, d, ord, true, seed++);
             }

@@ -89,7 +89,7 @@ __device__ Key make_key(distribution d, std::uint64_t i, std::uint64_t n, std::u
         const double top = double(std::numeric_limits<U>::max());
         U v = static_cast<U>(u * top);
         Key k;
-        memcpy(&k, &v, sizeof(Key));
+        __builtin_memcpy(&k, &v, sizeof(Key));
         return k;
     };
     switch(d)
@@ -98,7 +98,7 @@ __device__ Key make_key(distribution d, std::uint64_t i, std::uint64_t n, std::u
             if(is_float) return static_cast<Key>(unit(r));
             {
                 Key k;
-                memcpy(&k, &r, sizeof(Key));
+                __builtin_memcpy(&k, &r, sizeof(Key));
                 return k;
             }
         case distribution::normal:
@@ -135,7 +135,7 @@ __device__ Key make_key(distribution d, std::uint64_t i, std::uint64_t n, std::u
             const std::uint64_t bits = r & mix64(r) & mix64(mix64(r));
             if(is_float) return static_cast<Key>(unit(bits));
             Key k;
-            memcpy(&k, &bits, sizeof(Key));
+            __builtin_memcpy(&k, &bits, sizeof(Key));
             return k;
         }
     }
@@ -157,9 +157,9 @@ __global__ void iota_kernel(Value* values, std::uint64_t n)
         i += std::uint64_t(gridDim.x) * blockDim.x)
     {
         Value v;
-        memset(&v, 0, sizeof(Value));
+        __builtin_memset(&v, 0, sizeof(Value));
         const std::uint64_t w = i;
-        memcpy(&v, &w, sizeof(Value) < sizeof(w) ? sizeof(Value) : sizeof(w));
+        __builtin_memcpy(&v, &w, sizeof(Value) < sizeof(w) ? sizeof(Value) : sizeof(w));
         values[i] = v;
     }
 }

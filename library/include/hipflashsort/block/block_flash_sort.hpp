@@ -108,7 +108,7 @@ public:
             return;
         }
         const unsigned int wanted = detail::pow2_floor(detail::max_u(2, size / items_per_bucket));
-        const auto classify = detail::bucket_classifier<word>::make(lo, hi, wanted < max_buckets ? wanted : max_buckets);
+        const auto classify = detail::flash_classifier<Key>::make(lo, hi, wanted < max_buckets ? wanted : max_buckets, ord);
         // Each wave ranks one contiguous span of positions, so ranks follow input order.
         const unsigned int span = (size + shape::waves * shape::wave - 1) / (shape::waves * shape::wave) * shape::wave;
         rank_by_bucket(storage, size, span, ord, classify);
@@ -161,7 +161,7 @@ private:
 
     // Wave w owns positions [w * span, (w + 1) * span), visited in order.
     HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, unsigned int span, order ord,
-                                                   const detail::bucket_classifier<word>& classify)
+                                                   const detail::flash_classifier<Key>& classify)
     {
         const unsigned int buckets = classify.buckets;
         for(unsigned int i = threadIdx.x; i < shape::waves * buckets; i += BlockSize) counters(s)[i] = 0;
@@ -172,7 +172,7 @@ private:
         {
             const unsigned int pos = wave_id * span + round + lane_id();
             const bool valid = pos < size;
-            const unsigned int bucket = valid ? classify(image(s.keys[pos], ord)) : 0;
+            const unsigned int bucket = valid ? classify(s.keys[pos], image(s.keys[pos], ord)) : 0;
             const unsigned int rank = detail::wave_stable_rank<bucket_bits>(bucket, valid, mine);
             if(valid)
             {

@@ -33,7 +33,7 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 {
     return detail::segmented_sort_entry<Key, empty_type>(
         temp_storage, temp_storage_bytes, keys_in, keys_out, static_cast<const empty_type*>(nullptr),
-        static_cast<empty_type*>(nullptr), size, 1, detail::single_segment{size}, true, ord, stream);
+        static_cast<empty_type*>(nullptr), size, 1, detail::single_segment{size}, true, ord, stream, size);
 }
 
 /// As sort_keys, moving values with their keys (stable). Value: trivially copyable, 1-16 bytes
@@ -46,7 +46,7 @@ hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const
 {
     return detail::segmented_sort_entry<Key, Value>(temp_storage, temp_storage_bytes, keys_in, keys_out,
                                                     values_in, values_out, size, 1, detail::single_segment{size},
-                                                    true, ord, stream);
+                                                    true, ord, stream, size);
 }
 
 } // namespace hipflashsort

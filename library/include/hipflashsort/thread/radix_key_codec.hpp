@@ -50,14 +50,14 @@ struct radix_key_codec
     HIPFLASHSORT_HOST_DEVICE static bit_key_type to_bits(Key key)
     {
         bit_key_type b;
-        std::memcpy(&b, &key, sizeof(Key));
+        __builtin_memcpy(&b, &key, sizeof(Key));
         return b;
     }
 
     HIPFLASHSORT_HOST_DEVICE static Key from_bits(bit_key_type b)
     {
         Key key;
-        std::memcpy(&key, &b, sizeof(Key));
+        __builtin_memcpy(&key, &b, sizeof(Key));
         return key;
     }
 

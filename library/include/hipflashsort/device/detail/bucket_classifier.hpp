@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../../config.hpp"
+#include "../../thread/radix_key_codec.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -94,6 +95,74 @@ private:
         }
         return q;
     }
+};
+
+/// Bucket ids of keys. Integers (and floats whose range holds an infinity or NaN) interpolate
+/// their images. Finite floats interpolate their values: images of floats grow with the exponent,
+/// so [0, 1) would crowd half its keys into the top 1/30 of the image range, while value
+/// interpolation spreads uniform, normal or exponential data evenly. Both maps are monotone in
+/// the sort order (IEEE rounding is monotone), which is all the partition needs.
+template <class Key>
+struct flash_classifier
+{
+    using codec = radix_key_codec<Key>;
+    using word = wide_image_t<typename codec::bit_key_type>;
+    using real = std::conditional_t<codec::is_float, Key, float>;
+
+    bucket_classifier<word> by_image;
+    real origin;
+    real scale;
+    unsigned int buckets;
+    bool by_value;
+    bool descending;
+
+    HIPFLASHSORT_HOST_DEVICE static flash_classifier make(word lo, word hi, unsigned int max_buckets, order ord)
+    {
+        flash_classifier c;
+        c.by_image = bucket_classifier<word>::make(lo, hi, max_buckets);
+        c.buckets = c.by_image.buckets;
+        c.by_value = false;
+        c.descending = ord == order::descending;
+        c.origin = 0;
+        c.scale = 0;
+        if constexpr(codec::is_float)
+        {
+            if(!c.by_image.direct)
+            {
+                using bits = typename codec::bit_key_type;
+                // The smallest image is the first key in the sort order.
+                const Key first = codec::decode_lossless(static_cast<bits>(lo), ord);
+                const Key last = codec::decode_lossless(static_cast<bits>(hi), ord);
+                const Key range = c.descending ? first - last : last - first;
+                const Key scale = static_cast<Key>(c.buckets) / range;
+                if(is_finite(first) && is_finite(last) && is_finite(range) && range > Key(0) && is_finite(scale))
+                {
+                    c.by_value = true;
+                    c.origin = first;
+                    c.scale = scale;
+                }
+            }
+        }
+        return c;
+    }
+
+    /// Bucket of key `k`, whose order image is `image`.
+    HIPFLASHSORT_HOST_DEVICE unsigned int operator()(const Key& k, word image) const
+    {
+        if constexpr(codec::is_float)
+        {
+            if(by_value)
+            {
+                const real offset = descending ? origin - k : k - origin;
+                const real position = offset * scale;
+                return position < real(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
+            }
+        }
+        return by_image(image);
+    }
+
+private:
+    HIPFLASHSORT_HOST_DEVICE static bool is_finite(real v) { return v - v == real(0); }
 };
 
 } // namespace detail

@@ -67,7 +67,8 @@ struct segmented_plan
     }
 };
 
-__global__ inline void init_min_max_kernel(std::uint64_t* min_max, unsigned int segments)
+template <unsigned int Unused = 0>
+__global__ void init_min_max_kernel(std::uint64_t* min_max, unsigned int segments)
 {
     for(unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < segments; i += gridDim.x * blockDim.x)
     {
@@ -120,7 +121,7 @@ struct segmented_runner
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
         count_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, counts, keys_in,
                                                                          keys_out, values_in, values_out);
-        class_offsets_kernel<<<1, 1, 0, stream>>>(counts, offsets, cursors, l.classes);
+        class_offsets_kernel<><<<1, 1, 0, stream>>>(counts, offsets, cursors, l.classes);
         fill_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, cursors, lists);
         launch_rank_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_flash_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
@@ -231,7 +232,7 @@ struct segmented_runner
                                                     hipMemcpyHostToDevice, stream));
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_chunks, chunks.data(), n_chunks * sizeof(partition_chunk),
                                                     hipMemcpyHostToDevice, stream));
-        init_min_max_kernel<<<grid_for(n_segs, 256), 256, 0, stream>>>(min_max, n_segs);
+        init_min_max_kernel<><<<grid_for(n_segs, 256), 256, 0, stream>>>(min_max, n_segs);
         chunk_min_max_kernel<Key, block><<<n_chunks, block, 0, stream>>>(d_chunks, keys_in, min_max, ord);
         chunk_histogram_kernel<Key, block, max_buckets><<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in,
                                                                                         matrix, ord);
@@ -242,8 +243,11 @@ struct segmented_runner
         return hipGetLastError();
     }
 
+    /// `single_size`: the size of the only segment when the host knows it (device-level sort),
+    /// which saves binning and the first read-back.
     template <class Source>
-    hipError_t run(Source first_round, std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    hipError_t run(Source first_round, std::uint64_t segments, const Key* keys_in, const Value* values_in,
+                   std::uint64_t single_size = 0)
     {
         Key* keys_tmp = at<Key>(plan.keys_tmp);
         Value* values_tmp = has_values<Value> ? at<Value>(plan.values_tmp) : nullptr;
@@ -254,10 +258,19 @@ struct segmented_runner
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
-        HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc));
+        const std::uint64_t largest_small = config::flash_capacity[config::flash_classes - 1];
+        if(single_size > largest_small)
+        {
+            large.assign(1, segment_range{0, single_size});
+        }
+        else
+        {
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc));
+            if(single_size != 0) return hipSuccess; // nothing large: no read-back needed
+            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
+        }
         for(;;)
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
             if(large.empty()) return hipSuccess;
             const std::uint64_t next_segments = plan_partition(large, segs, chunks);
             HIPFLASHSORT_RETURN_IF_ERROR(partition(segs, chunks, src, dst, vsrc, vdst));
@@ -268,6 +281,7 @@ struct segmented_runner
             vdst = vdst == values_tmp ? values_out : values_tmp;
             HIPFLASHSORT_RETURN_IF_ERROR(
                 sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc));
+            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
         }
     }
 };
@@ -278,7 +292,7 @@ template <class Key, class Value, class Source>
 hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                                 Key* keys_out, const Value* values_in, Value* values_out, std::size_t size,
                                 std::size_t segments, Source source, bool sources_valid, order ord,
-                                hipStream_t stream)
+                                hipStream_t stream, std::uint64_t single_size = 0)
 {
     if(ord != order::ascending && ord != order::descending) return hipErrorInvalidValue;
     if(segments > std::numeric_limits<std::uint32_t>::max()) return hipErrorInvalidValue;
@@ -300,7 +314,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
                                             stream, static_cast<unsigned int>(std::max(1, sms) * 8)};
-        return runner.run(source, segments, keys_in, values_in);
+        return runner.run(source, segments, keys_in, values_in, single_size);
     }
     catch(const std::bad_alloc&)
     {

@@ -85,7 +85,9 @@ __global__ void count_classes_kernel(Source source, std::uint64_t segments, clas
 }
 
 // counts[0..classes] → offsets (exclusive scan) and cursors; one thread, at most 17 entries.
-__global__ inline void class_offsets_kernel(const unsigned int* counts, unsigned int* offsets,
+// (A template so that the header-only library defines it once across translation units.)
+template <unsigned int Unused = 0>
+__global__ void class_offsets_kernel(const unsigned int* counts, unsigned int* offsets,
                                             unsigned int* cursors, unsigned int classes)
 {
     unsigned int running = 0;
@@ -98,16 +100,33 @@ __global__ inline void class_offsets_kernel(const unsigned int* counts, unsigned
 }
 
 // The order of segments inside a class list does not matter: each is sorted independently.
+// Slots are reserved once per block and class (one global atomic each), not once per segment:
+// per-segment atomics on one counter serialize in L2.
 template <class Source>
 __global__ void fill_classes_kernel(Source source, std::uint64_t segments, class_limits limits,
                                     unsigned int* cursors, segment_range* lists)
 {
-    for(std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < segments;
-        i += std::uint64_t(gridDim.x) * blockDim.x)
+    __shared__ unsigned int local[17];
+    __shared__ unsigned int base[17];
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+    // Block-uniform trip count, so the barriers below are reached by every thread.
+    for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
     {
-        const segment_range r = source(i);
+        if(threadIdx.x <= limits.classes) local[threadIdx.x] = 0;
+        __syncthreads();
+        const std::uint64_t i = first + threadIdx.x;
+        segment_range r{0, 0};
+        if(i < segments) r = source(i);
         const std::uint64_t size = r.end - r.begin;
-        if(size > 1) lists[atomicAdd(&cursors[limits.of(size)], 1u)] = r;
+        const unsigned int cls = limits.of(size);
+        unsigned int rank = 0;
+        if(size > 1) rank = atomicAdd(&local[cls], 1u);
+        __syncthreads();
+        if(threadIdx.x <= limits.classes && local[threadIdx.x] != 0)
+            base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], local[threadIdx.x]);
+        __syncthreads();
+        if(size > 1) lists[base[cls] + rank] = r;
+        __syncthreads();
     }
 }
 
@@ -217,13 +236,12 @@ template <class Key>
 using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
 
 template <class Key>
-HIPFLASHSORT_DEVICE bucket_classifier<image_word_t<Key>> segment_classifier(const std::uint64_t* min_max,
-                                                                             unsigned int segment,
-                                                                             unsigned int buckets)
+HIPFLASHSORT_DEVICE flash_classifier<Key> segment_classifier(const std::uint64_t* min_max, unsigned int segment,
+                                                             unsigned int buckets, order ord)
 {
     using word = image_word_t<Key>;
-    return bucket_classifier<word>::make(static_cast<word>(min_max[2 * segment]),
-                                         static_cast<word>(min_max[2 * segment + 1]), buckets);
+    return flash_classifier<Key>::make(static_cast<word>(min_max[2 * segment]),
+                                       static_cast<word>(min_max[2 * segment + 1]), buckets, ord);
 }
 
 template <class Key, unsigned int BlockSize>
@@ -256,12 +274,13 @@ __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partit
     __shared__ unsigned int counts[MaxBuckets];
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets);
+    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets, ord);
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) counts[b] = 0;
     __syncthreads();
     for(std::uint64_t i = c.begin + threadIdx.x; i < c.end; i += BlockSize)
     {
-        atomicAdd(&counts[classify(static_cast<image_word_t<Key>>(wide_image(keys[i], ord)))], 1u);
+        const Key k = keys[i];
+        atomicAdd(&counts[classify(k, static_cast<image_word_t<Key>>(wide_image(k, ord)))], 1u);
     }
     __syncthreads();
     std::uint64_t* row = matrix + s.matrix_offset + std::uint64_t(c.index) * s.buckets;
@@ -321,7 +340,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_scatter_kernel(
 
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets);
+    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets, ord);
     const unsigned int buckets = classify.buckets;
     const bool done = min_max[2 * c.segment] == min_max[2 * c.segment + 1];
     Key* keys_dst = done ? keys_out : keys_tmp;
@@ -349,7 +368,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_scatter_kernel(
                 k[r] = keys_in[tile_begin + pos];
                 if constexpr(with_values) v[r] = values_in[tile_begin + pos];
             }
-            bucket[r] = valid ? classify(static_cast<word>(wide_image(k[r], ord))) : 0;
+            bucket[r] = valid ? classify(k[r], static_cast<word>(wide_image(k[r], ord))) : 0;
             rank[r] = wave_stable_rank<bucket_bits>(bucket[r], valid, counters + wave_id * buckets);
         }
         __syncthreads();
