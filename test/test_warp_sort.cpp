@@ -1,0 +1,703 @@
+// warp_bitonic_sort, warp_rank_sort and the register sorting network against std::stable_sort
+// by order_image on the host.
+//
+// Each block is one hardware wavefront sorting (wavefront size / LogicalWaveSize) independent
+// arrays into poisoned output buffers. Bitonic sort is unstable, so only the sequence of order
+// images, the multiset of key bits and the key each value belongs to are compared; rank sort must
+// match the stable reference bit for bit, values included.
+//
+// Instantiations are kept to a representative subset (every key type at one shape, a spread of
+// shapes for u32 and float, 16-byte values on a few) so that the test compiles in reasonable time
+// for several AMD targets; the host-side checking is instantiated per key/value pair only.
+#include "common/test_utils.hpp"
+
+#include <hipflashsort/thread/thread_sorting_network.hpp>
+#include <hipflashsort/warp/warp_bitonic_sort.hpp>
+#include <hipflashsort/warp/warp_rank_sort.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using hipflashsort::empty_type;
+using hipflashsort::order;
+
+enum class algorithm { bitonic, rank };
+
+/// A 16-byte value whose fields check each other, so a torn or mixed-up value is caught.
+struct wide_value
+{
+    std::uint32_t index;
+    std::uint32_t check;
+    std::uint64_t pattern;
+};
+
+constexpr unsigned int blocks = 8; // >= 8 arrays even at full width: every valid_items case occurs
+
+// One hardware wavefront per block; the bound lets the compiler use the registers a single
+// wavefront may have instead of assuming 1024-thread blocks (which forces spills on AMD).
+template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread, algorithm Algorithm>
+__global__ __launch_bounds__(hipflashsort::device_wavefront_size()) void warp_sort_kernel(
+    const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out, const unsigned int* valid_items,
+    order ord)
+{
+    constexpr unsigned int hardware = hipflashsort::device_wavefront_size();
+    // Logical wavefronts wider than this target's hardware one are compiled clamped and never
+    // launched (the host skips them).
+    constexpr unsigned int logical = LogicalWaveSize < hardware ? LogicalWaveSize : hardware;
+    constexpr unsigned int waves = hardware / logical;
+    constexpr bool pairs = hipflashsort::detail::has_values<Value>;
+    using sorter = std::conditional_t<Algorithm == algorithm::rank,
+                                      hipflashsort::warp_rank_sort<Key, logical, ItemsPerThread, Value>,
+                                      hipflashsort::warp_bitonic_sort<Key, logical, ItemsPerThread, Value>>;
+    __shared__ typename sorter::storage_type storage[waves];
+
+    const unsigned int wave = threadIdx.x / logical;
+    const unsigned int array = blockIdx.x * waves + wave;
+    const size_t offset = (size_t(blockIdx.x) * hardware + threadIdx.x) * ItemsPerThread;
+    Key keys[ItemsPerThread];
+    Value values[ItemsPerThread];
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        keys[j] = keys_in[offset + j];
+        if constexpr(pairs) values[j] = values_in[offset + j];
+    }
+
+    sorter s;
+    // valid_items is null for the whole grid or for none of it, so lanes never diverge here.
+    if(valid_items == nullptr)
+    {
+        if constexpr(pairs) s.sort(storage[wave], keys, values, ord);
+        else s.sort(storage[wave], keys, ord);
+    }
+    else
+    {
+        if constexpr(pairs) s.sort(storage[wave], keys, values, valid_items[array], ord);
+        else s.sort(storage[wave], keys, valid_items[array], ord);
+    }
+
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        keys_out[offset + j] = keys[j];
+        if constexpr(pairs) values_out[offset + j] = values[j];
+    }
+}
+
+// ---- host model ----
+
+template <class Key>
+using codec_of = hipflashsort::radix_key_codec<Key>;
+
+template <class Value>
+Value value_of_index(unsigned int index)
+{
+    if constexpr(std::is_same<Value, wide_value>::value)
+        return wide_value{index, index * 2654435761u, std::uint64_t(index) * 0x9E3779B97F4A7C15ull};
+    else
+        return Value(index);
+}
+
+template <class Value>
+bool index_of_value(const Value& value, unsigned int& index)
+{
+    if constexpr(std::is_same<Value, wide_value>::value)
+    {
+        index = value.index;
+        const wide_value expected = value_of_index<wide_value>(value.index);
+        return value.check == expected.check && value.pattern == expected.pattern;
+    }
+    else
+    {
+        index = unsigned(value);
+        return true;
+    }
+}
+
+enum class distribution { random_bits, all_equal, two_values, sorted, reversed, specials };
+
+const char* name_of(distribution d)
+{
+    switch(d)
+    {
+    case distribution::random_bits: return "random_bits";
+    case distribution::all_equal: return "all_equal";
+    case distribution::two_values: return "two_values";
+    case distribution::sorted: return "sorted";
+    case distribution::reversed: return "reversed";
+    case distribution::specials: return "specials";
+    }
+    return "?";
+}
+
+const distribution all_distributions[] = {distribution::random_bits, distribution::all_equal,
+                                          distribution::two_values,  distribution::sorted,
+                                          distribution::reversed,    distribution::specials};
+
+template <class Key>
+Key random_key(std::mt19937_64& rng)
+{
+    using bits = typename codec_of<Key>::bit_key_type;
+    return codec_of<Key>::from_bits(static_cast<bits>(rng()));
+}
+
+// Floats: NaNs of both signs and several payloads (the extreme images among them), infinities,
+// zeros, denormals and a few normals. Integers: the extremes, whose images are the padding's in
+// one order or the other, and small values.
+template <class Key>
+Key special_key(std::mt19937_64& rng)
+{
+    using limits = std::numeric_limits<Key>;
+    using codec = codec_of<Key>;
+    if constexpr(!codec::is_float)
+    {
+        const Key specials[] = {limits::lowest(), limits::max(), Key(0), Key(1), Key(limits::max() - 1),
+                                Key(limits::lowest() + 1)};
+        return specials[rng() % (sizeof(specials) / sizeof(specials[0]))];
+    }
+    else
+    {
+        using bits = typename codec::bit_key_type;
+        const Key specials[] = {limits::quiet_NaN(),
+                                -limits::quiet_NaN(),
+                                codec::from_bits(bits(~bits(0))),
+                                codec::from_bits(bits(~bits(0) >> 1)),
+                                limits::infinity(),
+                                -limits::infinity(),
+                                Key(0),
+                                -Key(0),
+                                limits::denorm_min(),
+                                -limits::denorm_min(),
+                                limits::min() / Key(4),
+                                limits::max(),
+                                limits::lowest(),
+                                Key(1),
+                                Key(-1.5)};
+        return specials[rng() % (sizeof(specials) / sizeof(specials[0]))];
+    }
+}
+
+template <class Key>
+bool image_less(Key a, Key b, order ord)
+{
+    return codec_of<Key>::order_image(a, ord) < codec_of<Key>::order_image(b, ord);
+}
+
+template <class Key>
+std::vector<Key> make_keys(size_t count, unsigned int array_size, distribution d, order ord, std::mt19937_64& rng)
+{
+    std::vector<Key> keys(count);
+    const Key a = random_key<Key>(rng);
+    const Key b = random_key<Key>(rng);
+    for(Key& k : keys)
+    {
+        switch(d)
+        {
+        case distribution::all_equal: k = a; break;
+        case distribution::two_values: k = (rng() & 1) ? a : b; break;
+        case distribution::specials: k = (rng() % 4 == 0) ? random_key<Key>(rng) : special_key<Key>(rng); break;
+        default: k = random_key<Key>(rng); break;
+        }
+    }
+    if(d == distribution::sorted || d == distribution::reversed)
+    {
+        const order sort_order = (d == distribution::sorted) == (ord == order::ascending) ? order::ascending
+                                                                                          : order::descending;
+        for(size_t base = 0; base < count; base += array_size)
+        {
+            std::sort(keys.begin() + base, keys.begin() + base + array_size,
+                      [&](Key x, Key y) { return image_less(x, y, sort_order); });
+        }
+    }
+    return keys;
+}
+
+// valid_items per array: the edge cases in turn, then a random count, then one past the end (clamped).
+std::vector<unsigned int> make_valid_items(unsigned int arrays, unsigned int n, std::mt19937_64& rng)
+{
+    std::vector<unsigned int> valid(arrays);
+    for(unsigned int a = 0; a < arrays; a++)
+    {
+        const unsigned int choices[] = {0u, 1u, 2u, 3u, n - 1, n, unsigned(rng() % (n + 1)), n + 7};
+        valid[a] = choices[a % 8];
+    }
+    return valid;
+}
+
+/// Collects the first few mismatches of one launch instead of flooding the log.
+class mismatch_log
+{
+public:
+    template <class... Args>
+    void add(const Args&... args)
+    {
+        if(count_++ < 8)
+        {
+            std::ostringstream line;
+            (line << ... << args);
+            text_ += line.str() + "\n";
+        }
+    }
+    unsigned int count() const { return count_; }
+    const std::string& text() const { return text_; }
+
+private:
+    unsigned int count_ = 0;
+    std::string text_;
+};
+
+template <class Key, class Value>
+void check_array(algorithm algo, const Key* in_keys, const Key* out_keys, const Value* out_values,
+                 unsigned int base, unsigned int n, unsigned int valid, order ord, mismatch_log& log)
+{
+    using codec = codec_of<Key>;
+    constexpr bool pairs = hipflashsort::detail::has_values<Value>;
+
+    std::vector<unsigned int> reference(valid);
+    for(unsigned int i = 0; i < valid; i++) reference[i] = base + i;
+    std::stable_sort(reference.begin(), reference.end(),
+                     [&](unsigned int x, unsigned int y) { return image_less(in_keys[x], in_keys[y], ord); });
+
+    std::vector<typename codec::bit_key_type> in_bits, out_bits;
+    std::vector<bool> seen(valid, false);
+    for(unsigned int i = 0; i < valid; i++)
+    {
+        const Key got = out_keys[base + i];
+        const Key want = in_keys[reference[i]];
+        in_bits.push_back(codec::to_bits(in_keys[base + i]));
+        out_bits.push_back(codec::to_bits(got));
+        if(codec::order_image(got, ord) != codec::order_image(want, ord))
+            log.add("array at ", base, " position ", i, ": order image of output differs from the reference");
+        if(algo == algorithm::rank && codec::to_bits(got) != codec::to_bits(want))
+            log.add("array at ", base, " position ", i, ": key bits differ from the stable reference");
+        if constexpr(pairs)
+        {
+            unsigned int source = 0;
+            if(!index_of_value(out_values[base + i], source) || source < base || source >= base + valid
+               || seen[source - base])
+            {
+                log.add("array at ", base, " position ", i, ": value is not one of the valid inputs, or repeats");
+                continue;
+            }
+            seen[source - base] = true;
+            if(codec::to_bits(in_keys[source]) != codec::to_bits(got))
+                log.add("array at ", base, " position ", i, ": value does not belong to its key");
+            if(algo == algorithm::rank && source != reference[i])
+                log.add("array at ", base, " position ", i, ": unstable (value from input ", source - base,
+                        ", expected ", reference[i] - base, ")");
+        }
+    }
+    std::sort(in_bits.begin(), in_bits.end());
+    std::sort(out_bits.begin(), out_bits.end());
+    if(in_bits != out_bits) log.add("array at ", base, ": output keys are not a permutation of the valid inputs");
+
+    // Items past valid_items are documented to stay as they were.
+    for(unsigned int i = valid; i < n; i++)
+    {
+        if(codec::to_bits(out_keys[base + i]) != codec::to_bits(in_keys[base + i]))
+            log.add("array at ", base, " position ", i, ": key past valid_items was changed");
+        if constexpr(pairs)
+        {
+            unsigned int source = 0;
+            if(!index_of_value(out_values[base + i], source) || source != base + i)
+                log.add("array at ", base, " position ", i, ": value past valid_items was changed");
+        }
+    }
+}
+
+/// Device buffers of one shape, reused by every launch of a test.
+template <class Key, class Value>
+struct device_buffers
+{
+    Key* keys_in = nullptr;
+    Key* keys_out = nullptr;
+    Value* values_in = nullptr;
+    Value* values_out = nullptr;
+    unsigned int* valid = nullptr;
+
+    ~device_buffers()
+    {
+        (void)hipFree(keys_in);
+        (void)hipFree(keys_out);
+        (void)hipFree(values_in);
+        (void)hipFree(values_out);
+        (void)hipFree(valid);
+    }
+};
+
+template <class Key, class Value>
+using launch_function = void (*)(unsigned int hardware, const Key*, const Value*, Key*, Value*, const unsigned int*,
+                                 order);
+
+template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread, algorithm Algorithm>
+void launch_warp_sort(unsigned int hardware, const Key* keys_in, const Value* values_in, Key* keys_out,
+                      Value* values_out, const unsigned int* valid_items, order ord)
+{
+    warp_sort_kernel<Key, Value, LogicalWaveSize, ItemsPerThread, Algorithm>
+        <<<blocks, hardware>>>(keys_in, values_in, keys_out, values_out, valid_items, ord);
+}
+
+// Everything but the launch depends on Key and Value only, so the host code is compiled once per
+// key/value pair rather than once per kernel.
+template <class Key, class Value>
+void test_sort(unsigned int logical_wave_size, unsigned int items_per_thread, algorithm algo,
+               launch_function<Key, Value> launch)
+{
+    constexpr bool pairs = hipflashsort::detail::has_values<Value>;
+    unsigned int hardware = 0;
+    HIP_CHECK(hipflashsort::wavefront_size(hardware));
+    // The shape lists follow the compile-time wavefront size; the device must agree with it.
+    ASSERT_LE(logical_wave_size, hardware) << "device wavefront narrower than the one compiled for";
+
+    const unsigned int n = logical_wave_size * items_per_thread;
+    const unsigned int arrays = blocks * (hardware / logical_wave_size);
+    const size_t count = size_t(arrays) * n;
+
+    device_buffers<Key, Value> d;
+    HIP_CHECK(hipMalloc(&d.keys_in, count * sizeof(Key)));
+    HIP_CHECK(hipMalloc(&d.keys_out, count * sizeof(Key)));
+    HIP_CHECK(hipMalloc(&d.valid, arrays * sizeof(unsigned int)));
+    if(pairs)
+    {
+        HIP_CHECK(hipMalloc(&d.values_in, count * sizeof(Value)));
+        HIP_CHECK(hipMalloc(&d.values_out, count * sizeof(Value)));
+    }
+
+    std::vector<Value> values(count);
+    if constexpr(pairs)
+    {
+        for(size_t i = 0; i < count; i++) values[i] = value_of_index<Value>(unsigned(i));
+        HIP_CHECK(hipMemcpy(d.values_in, values.data(), count * sizeof(Value), hipMemcpyHostToDevice));
+    }
+
+    std::mt19937_64 rng(0x5eed + n * 131 + logical_wave_size);
+    for(const distribution dist : all_distributions)
+    {
+        for(const order ord : {order::ascending, order::descending})
+        {
+            for(const bool partial : {false, true})
+            {
+                const std::vector<Key> keys = make_keys<Key>(count, n, dist, ord, rng);
+                const std::vector<unsigned int> valid = make_valid_items(arrays, n, rng);
+                HIP_CHECK(hipMemcpy(d.keys_in, keys.data(), count * sizeof(Key), hipMemcpyHostToDevice));
+                HIP_CHECK(hipMemcpy(d.valid, valid.data(), arrays * sizeof(unsigned int), hipMemcpyHostToDevice));
+                HIP_CHECK(hipMemset(d.keys_out, 0xA5, count * sizeof(Key)));
+                if(pairs) HIP_CHECK(hipMemset(d.values_out, 0xA5, count * sizeof(Value)));
+
+                launch(hardware, d.keys_in, d.values_in, d.keys_out, d.values_out, partial ? d.valid : nullptr, ord);
+                HIP_CHECK(hipGetLastError());
+                HIP_CHECK(hipDeviceSynchronize());
+
+                std::vector<Key> out_keys(count);
+                std::vector<Value> out_values(count);
+                HIP_CHECK(hipMemcpy(out_keys.data(), d.keys_out, count * sizeof(Key), hipMemcpyDeviceToHost));
+                if(pairs)
+                    HIP_CHECK(hipMemcpy(out_values.data(), d.values_out, count * sizeof(Value), hipMemcpyDeviceToHost));
+
+                mismatch_log log;
+                for(unsigned int a = 0; a < arrays; a++)
+                {
+                    const unsigned int v = partial ? std::min(valid[a], n) : n;
+                    check_array(algo, keys.data(), out_keys.data(), out_values.data(), a * n, n, v, ord, log);
+                }
+                EXPECT_EQ(log.count(), 0u) << name_of(dist) << (ord == order::ascending ? " ascending" : " descending")
+                                           << (partial ? " valid_items" : " full") << "\n"
+                                           << log.text();
+            }
+        }
+    }
+}
+
+template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread, algorithm Algorithm>
+void test_sort()
+{
+    test_sort<Key, Value>(LogicalWaveSize, ItemsPerThread, Algorithm,
+                          launch_warp_sort<Key, Value, LogicalWaveSize, ItemsPerThread, Algorithm>);
+}
+
+template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread>
+struct shape
+{
+    using key_type = Key;
+    using value_type = Value;
+    static constexpr unsigned int logical_wave_size = LogicalWaveSize;
+    static constexpr unsigned int items_per_thread = ItemsPerThread;
+};
+
+template <class T>
+std::string type_name()
+{
+    if(std::is_same<T, float>::value) return "f32";
+    if(std::is_same<T, double>::value) return "f64";
+    if(std::is_same<T, empty_type>::value) return "keys";
+    if(std::is_same<T, wide_value>::value) return "wide";
+    return (std::is_signed<T>::value ? "i" : "u") + std::to_string(8 * sizeof(T));
+}
+
+struct shape_names
+{
+    template <class Shape>
+    static std::string GetName(int)
+    {
+        return type_name<typename Shape::key_type>() + "_" + type_name<typename Shape::value_type>() + "_lws"
+               + std::to_string(Shape::logical_wave_size) + "_ipt" + std::to_string(Shape::items_per_thread);
+    }
+};
+
+// ---- every key type at a shape that pads (7 -> 8 slots) and redistributes across lanes ----
+
+template <class Key>
+class WarpSortKeyTypes : public ::testing::Test {};
+
+using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
+                                   std::int16_t, std::int32_t, std::int64_t, float, double>;
+struct key_names
+{
+    template <class Key>
+    static std::string GetName(int)
+    {
+        return type_name<Key>();
+    }
+};
+TYPED_TEST_SUITE(WarpSortKeyTypes, key_types, key_names);
+
+TYPED_TEST(WarpSortKeyTypes, BitonicKeys)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<TypeParam, empty_type, 8, 7, algorithm::bitonic>();
+}
+
+TYPED_TEST(WarpSortKeyTypes, BitonicPairs)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<TypeParam, std::uint32_t, 8, 7, algorithm::bitonic>();
+}
+
+TYPED_TEST(WarpSortKeyTypes, RankKeys)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<TypeParam, empty_type, 8, 7, algorithm::rank>();
+}
+
+TYPED_TEST(WarpSortKeyTypes, RankPairs)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<TypeParam, std::uint32_t, 8, 7, algorithm::rank>();
+}
+
+// ---- shapes: every (logical wave, items per thread) for u32 and float, 16-byte values on some ----
+
+template <class Shape>
+class WarpSortShapes : public ::testing::Test {};
+
+// clang-format off
+// Logical wavefronts of 64 lanes exist only where the hardware has 64 (AMD gfx9/DCU); on
+// 32-lane hardware those shapes are not instantiated at all.
+using shapes_any_wave = ::testing::Types<
+    shape<std::uint32_t, empty_type, 1, 7>,
+    shape<std::uint32_t, empty_type, 1, 16>,
+    shape<std::uint32_t, empty_type, 2, 1>,
+    shape<std::uint32_t, empty_type, 2, 3>,
+    shape<std::uint32_t, empty_type, 2, 4>,
+    shape<std::uint32_t, empty_type, 2, 7>,
+    shape<std::uint32_t, empty_type, 2, 16>,
+    shape<std::uint32_t, empty_type, 4, 1>,
+    shape<std::uint32_t, empty_type, 4, 3>,
+    shape<std::uint32_t, empty_type, 4, 4>,
+    shape<std::uint32_t, empty_type, 4, 16>,
+    shape<std::uint32_t, empty_type, 8, 1>,
+    shape<std::uint32_t, empty_type, 8, 3>,
+    shape<std::uint32_t, empty_type, 8, 4>,
+    shape<std::uint32_t, empty_type, 8, 16>,
+    shape<std::uint32_t, empty_type, 16, 1>,
+    shape<std::uint32_t, empty_type, 16, 3>,
+    shape<std::uint32_t, empty_type, 16, 4>,
+    shape<std::uint32_t, empty_type, 16, 7>,
+    shape<std::uint32_t, empty_type, 16, 16>,
+    shape<std::uint32_t, empty_type, 32, 1>,
+    shape<std::uint32_t, empty_type, 32, 3>,
+    shape<std::uint32_t, empty_type, 32, 4>,
+    shape<std::uint32_t, empty_type, 32, 7>,
+    shape<std::uint32_t, empty_type, 32, 16>,
+    shape<float, std::uint32_t, 2, 1>,
+    shape<float, std::uint32_t, 2, 7>,
+    shape<float, std::uint32_t, 4, 3>,
+    shape<float, std::uint32_t, 4, 16>,
+    shape<float, std::uint32_t, 8, 4>,
+    shape<float, std::uint32_t, 16, 1>,
+    shape<float, std::uint32_t, 16, 16>,
+    shape<float, std::uint32_t, 32, 3>,
+    shape<float, std::uint32_t, 32, 7>,
+    shape<std::uint8_t, wide_value, 4, 3>,
+    shape<std::uint64_t, wide_value, 16, 7>,
+    shape<std::int16_t, wide_value, 32, 4>>;
+using shapes_wave64 = ::testing::Types<
+    shape<std::uint32_t, empty_type, 1, 7>,
+    shape<std::uint32_t, empty_type, 1, 16>,
+    shape<std::uint32_t, empty_type, 2, 1>,
+    shape<std::uint32_t, empty_type, 2, 3>,
+    shape<std::uint32_t, empty_type, 2, 4>,
+    shape<std::uint32_t, empty_type, 2, 7>,
+    shape<std::uint32_t, empty_type, 2, 16>,
+    shape<std::uint32_t, empty_type, 4, 1>,
+    shape<std::uint32_t, empty_type, 4, 3>,
+    shape<std::uint32_t, empty_type, 4, 4>,
+    shape<std::uint32_t, empty_type, 4, 16>,
+    shape<std::uint32_t, empty_type, 8, 1>,
+    shape<std::uint32_t, empty_type, 8, 3>,
+    shape<std::uint32_t, empty_type, 8, 4>,
+    shape<std::uint32_t, empty_type, 8, 16>,
+    shape<std::uint32_t, empty_type, 16, 1>,
+    shape<std::uint32_t, empty_type, 16, 3>,
+    shape<std::uint32_t, empty_type, 16, 4>,
+    shape<std::uint32_t, empty_type, 16, 7>,
+    shape<std::uint32_t, empty_type, 16, 16>,
+    shape<std::uint32_t, empty_type, 32, 1>,
+    shape<std::uint32_t, empty_type, 32, 3>,
+    shape<std::uint32_t, empty_type, 32, 4>,
+    shape<std::uint32_t, empty_type, 32, 7>,
+    shape<std::uint32_t, empty_type, 32, 16>,
+    shape<std::uint32_t, empty_type, 64, 1>,
+    shape<std::uint32_t, empty_type, 64, 3>,
+    shape<std::uint32_t, empty_type, 64, 4>,
+    shape<std::uint32_t, empty_type, 64, 7>,
+    shape<std::uint32_t, empty_type, 64, 16>,
+    shape<float, std::uint32_t, 2, 1>,
+    shape<float, std::uint32_t, 2, 7>,
+    shape<float, std::uint32_t, 4, 3>,
+    shape<float, std::uint32_t, 4, 16>,
+    shape<float, std::uint32_t, 8, 4>,
+    shape<float, std::uint32_t, 16, 1>,
+    shape<float, std::uint32_t, 16, 16>,
+    shape<float, std::uint32_t, 32, 3>,
+    shape<float, std::uint32_t, 32, 7>,
+    shape<float, std::uint32_t, 64, 4>,
+    shape<float, std::uint32_t, 64, 7>,
+    shape<std::uint8_t, wide_value, 4, 3>,
+    shape<std::uint64_t, wide_value, 16, 7>,
+    shape<double, wide_value, 64, 3>,
+    shape<std::int16_t, wide_value, 32, 4>>;
+using shapes = std::conditional_t<(hipflashsort::device_wavefront_size() >= 64), shapes_wave64, shapes_any_wave>;
+// clang-format on
+TYPED_TEST_SUITE(WarpSortShapes, shapes, shape_names);
+
+TYPED_TEST(WarpSortShapes, Bitonic)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<typename TypeParam::key_type, typename TypeParam::value_type, TypeParam::logical_wave_size,
+              TypeParam::items_per_thread, algorithm::bitonic>();
+}
+
+TYPED_TEST(WarpSortShapes, Rank)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<typename TypeParam::key_type, typename TypeParam::value_type, TypeParam::logical_wave_size,
+              TypeParam::items_per_thread, algorithm::rank>();
+}
+
+// ---- the register network on its own: thread_sort by image, thread_sorting_network by comparator ----
+
+template <class Key, unsigned int N, bool ByComparator>
+__global__ void thread_sort_kernel(const Key* keys_in, Key* keys_out, std::uint32_t* values_out, order ord)
+{
+    const unsigned int offset = (blockIdx.x * blockDim.x + threadIdx.x) * N;
+    Key keys[N];
+    std::uint32_t values[N];
+    for(unsigned int j = 0; j < N; j++)
+    {
+        keys[j] = keys_in[offset + j];
+        values[j] = offset + j;
+    }
+    if constexpr(ByComparator)
+        hipflashsort::thread_sorting_network(keys, values, [](Key a, Key b) { return a > b; });
+    else
+        hipflashsort::thread_sort(keys, values, ord);
+    for(unsigned int j = 0; j < N; j++)
+    {
+        keys_out[offset + j] = keys[j];
+        values_out[offset + j] = values[j];
+    }
+}
+
+// ByComparator sorts descending with `a > b`, which for unsigned keys is order::descending.
+template <class Key, unsigned int N, bool ByComparator>
+void test_thread_sort()
+{
+    constexpr unsigned int threads = 256;
+    constexpr size_t count = size_t(threads) * N;
+    Key* d_keys_in = nullptr;
+    Key* d_keys_out = nullptr;
+    std::uint32_t* d_values_out = nullptr;
+    HIP_CHECK(hipMalloc(&d_keys_in, count * sizeof(Key)));
+    HIP_CHECK(hipMalloc(&d_keys_out, count * sizeof(Key)));
+    HIP_CHECK(hipMalloc(&d_values_out, count * sizeof(std::uint32_t)));
+    std::mt19937_64 rng(N);
+    const std::vector<order> orders = ByComparator ? std::vector<order>{order::descending}
+                                                   : std::vector<order>{order::ascending, order::descending};
+    for(const distribution dist : all_distributions)
+    {
+        for(const order ord : orders)
+        {
+            const std::vector<Key> keys = make_keys<Key>(count, N, dist, ord, rng);
+            HIP_CHECK(hipMemcpy(d_keys_in, keys.data(), count * sizeof(Key), hipMemcpyHostToDevice));
+            HIP_CHECK(hipMemset(d_keys_out, 0xA5, count * sizeof(Key)));
+            HIP_CHECK(hipMemset(d_values_out, 0xA5, count * sizeof(std::uint32_t)));
+            thread_sort_kernel<Key, N, ByComparator><<<threads / 64, 64>>>(d_keys_in, d_keys_out, d_values_out, ord);
+            HIP_CHECK(hipGetLastError());
+            HIP_CHECK(hipDeviceSynchronize());
+            std::vector<Key> out_keys(count);
+            std::vector<std::uint32_t> out_values(count);
+            HIP_CHECK(hipMemcpy(out_keys.data(), d_keys_out, count * sizeof(Key), hipMemcpyDeviceToHost));
+            HIP_CHECK(hipMemcpy(out_values.data(), d_values_out, count * sizeof(std::uint32_t), hipMemcpyDeviceToHost));
+            mismatch_log log;
+            for(unsigned int t = 0; t < threads; t++)
+            {
+                check_array(algorithm::bitonic, keys.data(), out_keys.data(), out_values.data(), t * N, N, N, ord, log);
+            }
+            EXPECT_EQ(log.count(), 0u) << name_of(dist) << (ord == order::ascending ? " ascending" : " descending")
+                                       << "\n"
+                                       << log.text();
+        }
+    }
+    HIP_CHECK(hipFree(d_keys_in));
+    HIP_CHECK(hipFree(d_keys_out));
+    HIP_CHECK(hipFree(d_values_out));
+}
+
+template <class Size>
+class ThreadSortingNetwork : public ::testing::Test {};
+
+using network_sizes = ::testing::Types<std::integral_constant<unsigned int, 1>, std::integral_constant<unsigned int, 2>,
+                                       std::integral_constant<unsigned int, 3>, std::integral_constant<unsigned int, 5>,
+                                       std::integral_constant<unsigned int, 8>, std::integral_constant<unsigned int, 13>,
+                                       std::integral_constant<unsigned int, 16>>;
+
+struct network_size_names
+{
+    template <class Size>
+    static std::string GetName(int)
+    {
+        return "n" + std::to_string(Size::value);
+    }
+};
+TYPED_TEST_SUITE(ThreadSortingNetwork, network_sizes, network_size_names);
+
+TYPED_TEST(ThreadSortingNetwork, FloatByImage)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_thread_sort<float, TypeParam::value, false>();
+}
+
+TYPED_TEST(ThreadSortingNetwork, UnsignedByComparator)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_thread_sort<std::uint32_t, TypeParam::value, true>();
+}
+
+} // namespace
