@@ -119,6 +119,7 @@ template <class Key, class Value, bool Pairs>
 void register_sweep(unsigned int max_log2)
 {
     for(unsigned int l = 10; l <= max_log2; l += 2) register_case<Key, Value, Pairs>(std::size_t(1) << l, distribution::uniform);
+    if(max_log2 % 2 == 1) register_case<Key, Value, Pairs>(std::size_t(1) << max_log2, distribution::uniform);
 }
 
 } // namespace
