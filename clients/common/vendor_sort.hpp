@@ -6,6 +6,7 @@
 #include <hip/hip_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 #if defined(__HIP_PLATFORM_NVIDIA__)
     #include <cub/device/device_radix_sort.cuh>
@@ -18,11 +19,19 @@
 namespace vendor {
 
 #if defined(__HIP_PLATFORM_NVIDIA__)
+inline const char* platform() { return "nvidia"; }
 inline const char* name() { return "CUB"; }
 inline const char* segmented_name() { return "CUB DeviceSegmentedSort"; }
+/// The device's architecture name: sm_XY (gcnArchName is not filled on NVIDIA).
+inline std::string architecture(const hipDeviceProp_t& p)
+{
+    return "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+}
 #else
+inline const char* platform() { return "amd"; }
 inline const char* name() { return "rocPRIM"; }
 inline const char* segmented_name() { return "rocPRIM segmented_radix_sort"; }
+inline std::string architecture(const hipDeviceProp_t& p) { return p.gcnArchName; }
 #endif
 
 /// Vendor radix sort of keys (keys_in is not modified). Ascending unless `descending`.

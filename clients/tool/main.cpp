@@ -228,9 +228,9 @@ int run_info()
     unsigned int wave = 0;
     check(hipflashsort::wavefront_size(wave, device), "wavefront size");
     std::printf("hipflashsort %s\n", HIPFLASHSORT_VERSION_STRING);
-    std::printf("platform        : %s (peer: %s)\n", vendor::name()[0] == 'C' ? "nvidia" : "amd", vendor::name());
+    std::printf("platform        : %s (peer: %s)\n", vendor::platform(), vendor::name());
     std::printf("device          : %d, %s\n", device, p.name);
-    std::printf("architecture    : compute %d.%d %s\n", p.major, p.minor, p.gcnArchName);
+    std::printf("architecture    : %s (compute %d.%d)\n", vendor::architecture(p).c_str(), p.major, p.minor);
     std::printf("wavefront size  : %u\n", wave);
     std::printf("compute units   : %d\n", p.multiProcessorCount);
     std::printf("LDS per block   : %zu bytes\n", static_cast<std::size_t>(p.sharedMemPerBlock));

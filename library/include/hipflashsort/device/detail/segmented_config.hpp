@@ -52,6 +52,10 @@ struct segmented_config
     static constexpr unsigned int rank_capacity[rank_classes] = {16, 32, 64, 128};
     static constexpr unsigned int rank_group[rank_classes] = {4, 8, 16, 32};
     static constexpr unsigned int rank_block = 256;
+    // Classes from this capacity on use warp bitonic networks on (image, position) for keys of up
+    // to 4 bytes: the rank sort's O(m) compares per key cost 4-7x more there (segmented 64 and 112
+    // keys ran at 45 and 24 Gkeys/s on an H100 with rank sort, commit e9144a6).
+    static constexpr unsigned int network_from = 64;
 
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
     static constexpr unsigned int flash_classes = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;

@@ -140,10 +140,23 @@ struct segmented_runner
     {
         constexpr unsigned int block = config::rank_block;
         constexpr unsigned int group = config::rank_group[C];
-        rank_sort_segments_kernel<Key, Value, block, group, config::rank_capacity[C]>
-            <<<grid_for(segments, block / group), block, 0, stream>>>(
-                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
-                keys_in, keys_out, values_in, values_out, ord);
+        constexpr unsigned int capacity = config::rank_capacity[C];
+        if constexpr(sizeof(Key) <= 4 && capacity >= config::network_from)
+        {
+            constexpr unsigned int items = 4;
+            constexpr unsigned int wave = capacity / items;
+            bitonic_sort_segments_kernel<Key, Value, block, wave, items>
+                <<<grid_for(segments, block / wave), block, 0, stream>>>(
+                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
+                    keys_in, keys_out, values_in, values_out, ord);
+        }
+        else
+        {
+            rank_sort_segments_kernel<Key, Value, block, group, capacity>
+                <<<grid_for(segments, block / group), block, 0, stream>>>(
+                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
+                    keys_in, keys_out, values_in, values_out, ord);
+        }
     }
 
     template <unsigned int... C>

@@ -9,6 +9,7 @@
 
 #include "../../block/block_flash_sort.hpp"
 #include "../../block/detail/block_primitives.hpp"
+#include "../../warp/warp_bitonic_sort.hpp"
 #include "../../thread/radix_key_codec.hpp"
 #include "bucket_classifier.hpp"
 #include "segmented_config.hpp"
@@ -173,6 +174,62 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
             }
             keys_out[r.begin + rank] = my_keys[i];
             if constexpr(has_values<Value>) values_out[r.begin + rank] = my_values[i];
+        }
+        __syncthreads();
+    }
+}
+
+/// Segments up to LogicalWave * ItemsPerThread keys of at most 4 bytes, one logical wavefront
+/// each: a bitonic network in registers and shuffles on (image << 32 | position). Composites are
+/// unique, so the network's result is the stable order, with O(log^2 m) steps instead of the rank
+/// sort's O(m) compares per key.
+template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
+__global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
+    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+{
+    static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
+    using codec = radix_key_codec<Key>;
+    constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
+    constexpr unsigned int groups = BlockSize / LogicalWave;
+    __shared__ Key keys[groups * capacity];
+    __shared__ Value values[has_values<Value> ? groups * capacity : 1];
+    const unsigned int count = counts[cls];
+    const segment_range* list = lists + offsets[cls];
+    const unsigned int group = threadIdx.x / LogicalWave;
+    const unsigned int member = threadIdx.x % LogicalWave;
+    Key* my_keys = keys + group * capacity;
+    Value* my_values = values + (has_values<Value> ? group * capacity : 0);
+    for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
+    {
+        const unsigned int index = first + group;
+        const segment_range r = index < count ? list[index] : segment_range{0, 0};
+        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
+        for(unsigned int i = member; i < size; i += LogicalWave)
+        {
+            my_keys[i] = keys_in[r.begin + i];
+            if constexpr(has_values<Value>) my_values[i] = values_in[r.begin + i];
+        }
+        __syncthreads();
+        std::uint64_t composite[ItemsPerThread];
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++)
+        {
+            const unsigned int pos = member * ItemsPerThread + j;
+            composite[j] = pos < size ? (std::uint64_t(codec::order_image(my_keys[pos], ord)) << 32) | pos
+                                      : ~std::uint64_t(0);
+        }
+        warp_bitonic_sort<std::uint64_t, LogicalWave, ItemsPerThread>().sort(composite);
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++)
+        {
+            const unsigned int to = member * ItemsPerThread + j;
+            if(to < size)
+            {
+                const unsigned int from = static_cast<unsigned int>(composite[j] & 0xffffffffu);
+                keys_out[r.begin + to] = my_keys[from];
+                if constexpr(has_values<Value>) values_out[r.begin + to] = my_values[from];
+            }
         }
         __syncthreads();
     }
