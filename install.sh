@@ -101,7 +101,10 @@ check_toolchain() {
   if [ "$platform" = amd ]; then
     command -v hipcc >/dev/null 2>&1 || [ -x /opt/rocm/bin/hipcc ] || die "hipcc not found (run with -d, or install ROCm/DTK)"
   else
-    command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found (install the CUDA toolkit)"
+    if ! command -v nvcc >/dev/null 2>&1; then
+      [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found (install the CUDA toolkit)"
+      export PATH="/usr/local/cuda/bin:$PATH"
+    fi
   fi
 }
 
