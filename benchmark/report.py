@@ -24,7 +24,8 @@ def load(paths):
             if b.get("error_occurred"):
                 print(f"warning: {b['name']}: {b.get('error_message')}", file=sys.stderr)
                 continue
-            parts = b["name"].split("/")
+            # Google Benchmark appends run options (iterations:1, manual_time) to the name.
+            parts = [p for p in b["name"].split("/") if not p.startswith("iterations:") and p not in ("manual_time", "real_time")]
             op, impl, typ, case = parts[0], parts[1], parts[2], "/".join(parts[3:])
             rows.setdefault((op, typ, case), {})[impl] = b
     return rows
