@@ -18,20 +18,13 @@
 #include <type_traits>
 
 #include "../config.hpp"
+#include "../detail/bit_math.hpp"
 #include "../detail/empty_type.hpp"
 #include "../intrinsics/intrinsics.hpp"
 #include "../thread/radix_key_codec.hpp"
 
 namespace hipflashsort {
 namespace detail {
-
-/// Smallest power of two >= x (1 for x <= 1), at compile time.
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int bitonic_ceil_pow2(unsigned int x)
-{
-    unsigned int p = 1;
-    while(p < x) p <<= 1;
-    return p;
-}
 
 /// Smallest power of two >= x (1 for x <= 1), at run time without a loop.
 HIPFLASHSORT_DEVICE unsigned int bitonic_ceil_pow2_rt(unsigned int x)
@@ -150,8 +143,8 @@ public:
     static constexpr unsigned int wave = device_wavefront_size();
     static constexpr unsigned int items = ItemsPerThread;
     // Register slots per thread; slots >= items hold padding (or, after the relayout, real items).
-    static constexpr unsigned int slots = bitonic_ceil_pow2(ItemsPerThread);
-    static constexpr unsigned int threads_p2 = bitonic_ceil_pow2(BlockSize);
+    static constexpr unsigned int slots = ceil_pow2(ItemsPerThread);
+    static constexpr unsigned int threads_p2 = ceil_pow2(BlockSize);
     static constexpr unsigned int tile = BlockSize * ItemsPerThread;
     static constexpr unsigned int network = threads_p2 * slots;
     // With a non-power-of-two IPT the padding slots are spread over all threads; moving the items

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "../detail/bit_math.hpp"
 #include "../detail/empty_type.hpp"
 #include "../device/detail/bucket_classifier.hpp"
 #include "../intrinsics/intrinsics.hpp"
@@ -20,25 +21,6 @@
 
 namespace hipflashsort {
 
-namespace detail {
-
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int log2_ceil(unsigned int v)
-{
-    unsigned int l = 0;
-    while((1u << l) < v) l++;
-    return l;
-}
-
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int pow2_floor(unsigned int v)
-{
-    unsigned int p = 1;
-    while(p * 2 <= v) p *= 2;
-    return p;
-}
-
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int max_u(unsigned int a, unsigned int b) { return a < b ? b : a; }
-
-} // namespace detail
 
 /// Sorts up to Capacity keys (and values) with one block of BlockSize threads.
 ///

@@ -23,18 +23,12 @@
 #include <cstdint>
 
 #include "../../config.hpp"
+#include "../../detail/bit_math.hpp"
 #include "../../intrinsics/intrinsics.hpp"
 #include "../../thread/radix_key_codec.hpp"
 
 namespace hipflashsort {
 namespace detail {
-
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int bitonic_log2(unsigned int x)
-{
-    unsigned int l = 0;
-    while((1u << l) < x) l++;
-    return l;
-}
 
 /// Tuning of the device bitonic sort per key size. Nothing here depends on the wavefront size, so
 /// the host (which plans the passes) and every device target agree.
@@ -47,9 +41,9 @@ struct device_bitonic_config
     // Images per thread: 128 contiguous bytes for 4- and 8-byte keys (one cache line per thread in
     // the global passes); 32 for 1-2 byte keys, where registers, not lines, are the limit.
     static constexpr unsigned int items = sizeof(image_type) == 8 ? 16 : 32;
-    static constexpr unsigned int items_log2 = bitonic_log2(items);
+    static constexpr unsigned int items_log2 = log2_ceil(items);
     static constexpr unsigned int tile = block_size * items;
-    static constexpr unsigned int tile_log2 = bitonic_log2(tile);
+    static constexpr unsigned int tile_log2 = log2_ceil(tile);
     // Position bits that a global pass gathers above the contiguous items: strides fused per pass.
     static constexpr unsigned int fused_strides = tile_log2 - items_log2;
 

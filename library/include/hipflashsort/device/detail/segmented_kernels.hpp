@@ -133,6 +133,19 @@ __global__ void fill_classes_kernel(Source source, std::uint64_t segments, class
 
 // ---------------------------------------------------------------- small segments
 
+/// Copies one segment into its group's LDS (Group threads, strided) and waits for the block.
+template <unsigned int Group, class Key, class Value>
+HIPFLASHSORT_DEVICE void stage_segment(const segment_range& r, unsigned int size, unsigned int member,
+                                       const Key* keys_in, const Value* values_in, Key* keys, Value* values)
+{
+    for(unsigned int i = member; i < size; i += Group)
+    {
+        keys[i] = keys_in[r.begin + i];
+        if constexpr(has_values<Value>) values[i] = values_in[r.begin + i];
+    }
+    __syncthreads();
+}
+
 /// Rank sort of segments up to Capacity keys, one group of Group threads each: each key's rank
 /// is the number of keys before it in sorted order (smaller, or equal and earlier), so the sort
 /// is stable.
@@ -157,12 +170,7 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
         const unsigned int index = first + group;
         const segment_range r = index < count ? list[index] : segment_range{0, 0};
         const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
-        for(unsigned int i = member; i < size; i += Group)
-        {
-            my_keys[i] = keys_in[r.begin + i];
-            if constexpr(has_values<Value>) my_values[i] = values_in[r.begin + i];
-        }
-        __syncthreads();
+        stage_segment<Group>(r, size, member, keys_in, values_in, my_keys, my_values);
         for(unsigned int i = member; i < size; i += Group)
         {
             const auto mine = codec::order_image(my_keys[i], ord);
@@ -205,12 +213,7 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
         const unsigned int index = first + group;
         const segment_range r = index < count ? list[index] : segment_range{0, 0};
         const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
-        for(unsigned int i = member; i < size; i += LogicalWave)
-        {
-            my_keys[i] = keys_in[r.begin + i];
-            if constexpr(has_values<Value>) my_values[i] = values_in[r.begin + i];
-        }
-        __syncthreads();
+        stage_segment<LogicalWave>(r, size, member, keys_in, values_in, my_keys, my_values);
         std::uint64_t composite[ItemsPerThread];
 #pragma unroll
         for(unsigned int j = 0; j < ItemsPerThread; j++)
