@@ -72,6 +72,41 @@ inline void report(benchmark::State& state, double seconds, std::size_t n, std::
     state.counters["GB/s_min"] = double(n) * bytes_per_key / seconds * 1e-9;
 }
 
+/// Times `run` for the benchmark state and reports it; false (state marked) when a run failed.
+template <class Run, class Before>
+bool time_sort(benchmark::State& state, Run run, Before before, std::size_t n, std::size_t bytes_per_key,
+               hipStream_t stream)
+{
+    for(auto _ : state)
+    {
+        const double seconds = median_seconds(run, before, stream);
+        if(seconds < 0)
+        {
+            state.SkipWithError("sort failed");
+            return false;
+        }
+        report(state, seconds, n, bytes_per_key);
+    }
+    return true;
+}
+
+/// Requires two device results to be bitwise equal (keys, and values unless `values_a` is null);
+/// records the mismatch count and marks the state failed otherwise.
+template <class Key, class Value>
+void require_equal(benchmark::State& state, const Key* keys_a, const Key* keys_b, const Value* values_a,
+                   const Value* values_b, std::size_t n, const char* what)
+{
+    unsigned long long bad = 0, bad_values = 0;
+    if(hipDeviceSynchronize() != hipSuccess || clients::count_mismatches(keys_a, keys_b, n, bad) != hipSuccess ||
+       (values_a && clients::count_mismatches(values_a, values_b, n, bad_values) != hipSuccess))
+    {
+        state.SkipWithError("verification failed to run");
+        return;
+    }
+    state.counters["mismatches"] = double(bad + bad_values);
+    if(bad + bad_values != 0) state.SkipWithError(what);
+}
+
 } // namespace bench
 
 #endif

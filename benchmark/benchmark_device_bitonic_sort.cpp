@@ -161,17 +161,7 @@ void run_case(benchmark::State& state, impl which, std::size_t n, distribution d
     bench::device_array<char> temp(bytes);
     auto poison = [&] { (void)hipMemsetAsync(out.ptr, 0xA5, n * sizeof(Key), stream); };
     auto run = [&] { return enqueue<Key>(which, temp.ptr, bytes, in.ptr, out.ptr, n, stream); };
-    double seconds = 0;
-    for(auto _ : state)
-    {
-        seconds = bench::median_seconds(run, poison, stream);
-        if(seconds < 0)
-        {
-            state.SkipWithError("sort failed");
-            return;
-        }
-        bench::report(state, seconds, n, 2 * sizeof(Key));
-    }
+    if(!bench::time_sort(state, run, poison, n, 2 * sizeof(Key), stream)) return;
     if(which != impl::vendor)
     {
         std::size_t vbytes = 0;

@@ -67,17 +67,8 @@ void run_case(benchmark::State& state, impl which, std::size_t n, distribution d
     auto run = [&] {
         return enqueue<Key, Value, Pairs>(which, temp.ptr, bytes, in.ptr, out.ptr, vin.ptr, vout.ptr, n, stream);
     };
-    double seconds = 0;
-    for(auto _ : state)
-    {
-        seconds = bench::median_seconds(run, poison, stream);
-        if(seconds < 0)
-        {
-            state.SkipWithError("sort failed");
-            return;
-        }
-        bench::report(state, seconds, n, Pairs ? 2 * (sizeof(Key) + sizeof(Value)) : 2 * sizeof(Key));
-    }
+    if(!bench::time_sort(state, run, poison, n, Pairs ? 2 * (sizeof(Key) + sizeof(Value)) : 2 * sizeof(Key), stream))
+        return;
     if(which == impl::hipflashsort)
     {
         // Verify against the vendor's result.
@@ -85,17 +76,8 @@ void run_case(benchmark::State& state, impl which, std::size_t n, distribution d
         BENCH_CHECK((enqueue<Key, Value, Pairs>(impl::vendor, nullptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, stream)));
         bench::device_array<char> vtemp(vbytes);
         BENCH_CHECK((enqueue<Key, Value, Pairs>(impl::vendor, vtemp.ptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, stream)));
-        BENCH_CHECK(hipDeviceSynchronize());
-        unsigned long long bad = 0;
-        BENCH_CHECK(clients::count_mismatches(out.ptr, check.ptr, n, bad));
-        if constexpr(Pairs)
-        {
-            unsigned long long bad_values = 0;
-            BENCH_CHECK(clients::count_mismatches(vout.ptr, vcheck.ptr, n, bad_values));
-            bad += bad_values;
-        }
-        state.counters["mismatches"] = double(bad);
-        if(bad != 0) state.SkipWithError("result differs from the vendor sort");
+        bench::require_equal(state, out.ptr, check.ptr, Pairs ? vout.ptr : nullptr, vcheck.ptr, n,
+                             "result differs from the vendor sort");
     }
 }
 

@@ -79,34 +79,16 @@ void run_case(benchmark::State& state, bool ours, std::size_t length)
     auto run = [&] {
         return enqueue<Key, Pairs>(ours, temp.ptr, bytes, in.ptr, out.ptr, vin.ptr, vout.ptr, n, segments, begins, ends, stream);
     };
-    for(auto _ : state)
-    {
-        const double seconds = bench::median_seconds(run, poison, stream);
-        if(seconds < 0)
-        {
-            state.SkipWithError("sort failed");
-            return;
-        }
-        bench::report(state, seconds, n, Pairs ? 2 * (sizeof(Key) + 4) : 2 * sizeof(Key));
-        state.counters["segments"] = double(segments);
-    }
+    if(!bench::time_sort(state, run, poison, n, Pairs ? 2 * (sizeof(Key) + 4) : 2 * sizeof(Key), stream)) return;
+    state.counters["segments"] = double(segments);
     if(ours)
     {
         std::size_t vbytes = 0;
         BENCH_CHECK((enqueue<Key, Pairs>(false, nullptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, segments, begins, ends, stream)));
         bench::device_array<char> vtemp(vbytes);
         BENCH_CHECK((enqueue<Key, Pairs>(false, vtemp.ptr, vbytes, in.ptr, check.ptr, vin.ptr, vcheck.ptr, n, segments, begins, ends, stream)));
-        BENCH_CHECK(hipDeviceSynchronize());
-        unsigned long long bad = 0;
-        BENCH_CHECK(clients::count_mismatches(out.ptr, check.ptr, n, bad));
-        if constexpr(Pairs)
-        {
-            unsigned long long bad_values = 0;
-            BENCH_CHECK(clients::count_mismatches(vout.ptr, vcheck.ptr, n, bad_values));
-            bad += bad_values;
-        }
-        state.counters["mismatches"] = double(bad);
-        if(bad != 0) state.SkipWithError("result differs from the vendor sort");
+        bench::require_equal(state, out.ptr, check.ptr, Pairs ? vout.ptr : nullptr, vcheck.ptr, n,
+                             "result differs from the vendor sort");
     }
 }
 

@@ -537,52 +537,23 @@ using shapes_any_wave = ::testing::Types<
     shape<std::uint8_t, wide_value, 4, 3>,
     shape<std::uint64_t, wide_value, 16, 7>,
     shape<std::int16_t, wide_value, 32, 4>>;
-using shapes_wave64 = ::testing::Types<
-    shape<std::uint32_t, empty_type, 1, 7>,
-    shape<std::uint32_t, empty_type, 1, 16>,
-    shape<std::uint32_t, empty_type, 2, 1>,
-    shape<std::uint32_t, empty_type, 2, 3>,
-    shape<std::uint32_t, empty_type, 2, 4>,
-    shape<std::uint32_t, empty_type, 2, 7>,
-    shape<std::uint32_t, empty_type, 2, 16>,
-    shape<std::uint32_t, empty_type, 4, 1>,
-    shape<std::uint32_t, empty_type, 4, 3>,
-    shape<std::uint32_t, empty_type, 4, 4>,
-    shape<std::uint32_t, empty_type, 4, 16>,
-    shape<std::uint32_t, empty_type, 8, 1>,
-    shape<std::uint32_t, empty_type, 8, 3>,
-    shape<std::uint32_t, empty_type, 8, 4>,
-    shape<std::uint32_t, empty_type, 8, 16>,
-    shape<std::uint32_t, empty_type, 16, 1>,
-    shape<std::uint32_t, empty_type, 16, 3>,
-    shape<std::uint32_t, empty_type, 16, 4>,
-    shape<std::uint32_t, empty_type, 16, 7>,
-    shape<std::uint32_t, empty_type, 16, 16>,
-    shape<std::uint32_t, empty_type, 32, 1>,
-    shape<std::uint32_t, empty_type, 32, 3>,
-    shape<std::uint32_t, empty_type, 32, 4>,
-    shape<std::uint32_t, empty_type, 32, 7>,
-    shape<std::uint32_t, empty_type, 32, 16>,
+template <class A, class B>
+struct concat_types;
+template <class... A, class... B>
+struct concat_types<::testing::Types<A...>, ::testing::Types<B...>>
+{
+    using type = ::testing::Types<A..., B...>;
+};
+using shapes_lws64_only = ::testing::Types<
     shape<std::uint32_t, empty_type, 64, 1>,
     shape<std::uint32_t, empty_type, 64, 3>,
     shape<std::uint32_t, empty_type, 64, 4>,
     shape<std::uint32_t, empty_type, 64, 7>,
     shape<std::uint32_t, empty_type, 64, 16>,
-    shape<float, std::uint32_t, 2, 1>,
-    shape<float, std::uint32_t, 2, 7>,
-    shape<float, std::uint32_t, 4, 3>,
-    shape<float, std::uint32_t, 4, 16>,
-    shape<float, std::uint32_t, 8, 4>,
-    shape<float, std::uint32_t, 16, 1>,
-    shape<float, std::uint32_t, 16, 16>,
-    shape<float, std::uint32_t, 32, 3>,
-    shape<float, std::uint32_t, 32, 7>,
     shape<float, std::uint32_t, 64, 4>,
     shape<float, std::uint32_t, 64, 7>,
-    shape<std::uint8_t, wide_value, 4, 3>,
-    shape<std::uint64_t, wide_value, 16, 7>,
-    shape<double, wide_value, 64, 3>,
-    shape<std::int16_t, wide_value, 32, 4>>;
+    shape<double, wide_value, 64, 3>>;
+using shapes_wave64 = typename concat_types<shapes_any_wave, shapes_lws64_only>::type;
 using shapes = std::conditional_t<(hipflashsort::device_wavefront_size() >= 64), shapes_wave64, shapes_any_wave>;
 // clang-format on
 TYPED_TEST_SUITE(WarpSortShapes, shapes, shape_names);
