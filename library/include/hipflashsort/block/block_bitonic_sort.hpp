@@ -49,19 +49,22 @@ template <class T>
 constexpr bool bitonic_copy_by_words = sizeof(T) % sizeof(unsigned int) == 0 && alignof(T) >= alignof(unsigned int);
 
 template <class T>
+union bitonic_word_image
+{
+    T value;
+    unsigned int words[sizeof(T) / sizeof(unsigned int)];
+    HIPFLASHSORT_DEVICE bitonic_word_image() {}
+};
+
+template <class T>
 HIPFLASHSORT_DEVICE T bitonic_shared_load(const T* p)
 {
     if constexpr(bitonic_copy_by_words<T>)
     {
-        constexpr unsigned int word_count = sizeof(T) / sizeof(unsigned int);
-        union word_image
-        {
-            T value;
-            unsigned int words[word_count];
-            HIPFLASHSORT_DEVICE word_image() {}
-        } image;
+        bitonic_word_image<T> image;
 #pragma unroll
-        for(unsigned int w = 0; w < word_count; w++) image.words[w] = reinterpret_cast<const unsigned int*>(p)[w];
+        for(unsigned int w = 0; w < sizeof(T) / sizeof(unsigned int); w++)
+            image.words[w] = reinterpret_cast<const unsigned int*>(p)[w];
         return image.value;
     }
     else
@@ -75,16 +78,11 @@ HIPFLASHSORT_DEVICE void bitonic_shared_store(T* p, const T& value)
 {
     if constexpr(bitonic_copy_by_words<T>)
     {
-        constexpr unsigned int word_count = sizeof(T) / sizeof(unsigned int);
-        union word_image
-        {
-            T value;
-            unsigned int words[word_count];
-            HIPFLASHSORT_DEVICE word_image() {}
-        } image;
+        bitonic_word_image<T> image;
         image.value = value;
 #pragma unroll
-        for(unsigned int w = 0; w < word_count; w++) reinterpret_cast<unsigned int*>(p)[w] = image.words[w];
+        for(unsigned int w = 0; w < sizeof(T) / sizeof(unsigned int); w++)
+            reinterpret_cast<unsigned int*>(p)[w] = image.words[w];
     }
     else
     {

@@ -218,6 +218,25 @@ HIPFLASHSORT_DEVICE void bitonic_store_run(Image* p, const Image (&img)[Items])
     }
 }
 
+/// A thread's run of images at `first`: decoded into keys_out (positions below `size`) when
+/// Final, else stored back as images for the next pass.
+template <class Key, bool Final>
+HIPFLASHSORT_DEVICE void bitonic_write_run(const typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items],
+                                           typename device_bitonic_config<Key>::image_type* images, Key* keys_out,
+                                           std::uint64_t first, std::uint64_t size, order ord)
+{
+    if constexpr(Final)
+    {
+#pragma unroll
+        for(unsigned int r = 0; r < device_bitonic_config<Key>::items; r++)
+            if(first + r < size) keys_out[first + r] = radix_key_codec<Key>::decode_lossless(img[r], ord);
+    }
+    else
+    {
+        bitonic_store_run(images + first, img);
+    }
+}
+
 /// First pass: block b encodes keys_in[b*tile, (b+1)*tile) (padding with the maximal image past
 /// `size`) and runs every merge up to the tile size. Direct (size <= tile, one block): the tile is
 /// the whole network, and the block decodes straight into keys_out (it reads all of keys_in before
@@ -251,16 +270,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size) void bitoni
     for(unsigned int r = 0; r < items; r++)
         img[r] = first + r < size ? codec::lossless_image(keys_in[first + r], ord) : padding;
     engine::sort_tile(img, lds, tile_base);
-    if constexpr(Direct)
-    {
-#pragma unroll
-        for(unsigned int r = 0; r < items; r++)
-            if(first + r < size) keys_out[first + r] = codec::decode_lossless(img[r], ord);
-    }
-    else
-    {
-        bitonic_store_run(images + first, img);
-    }
+    bitonic_write_run<Key, Direct>(img, images, keys_out, first, size, ord);
 }
 
 /// One pass of merge 2^merge_log: position strides 2^(λ-stride log + window_log - items_log2) for
@@ -293,16 +303,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size) void bitoni
     // Bit merge_log lies above the window: one direction for the whole block.
     const bitonic_direction d{((base >> merge_log) & 1) != 0, 0};
     engine::template merge<true>(img, lds, d, j_hi, j_lo);
-    if constexpr(Last)
-    {
-#pragma unroll
-        for(unsigned int r = 0; r < items; r++)
-            if(first + r < size) keys_out[first + r] = codec::decode_lossless(img[r], ord);
-    }
-    else
-    {
-        bitonic_store_run(images + first, img);
-    }
+    bitonic_write_run<Key, Last>(img, images, keys_out, first, size, ord);
 }
 
 } // namespace detail
