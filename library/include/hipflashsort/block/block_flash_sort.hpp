@@ -141,15 +141,19 @@ private:
         return reinterpret_cast<std::uint16_t*>(s.scratch);
     }
 
+    // Each wave's counter row starts on a 4-byte boundary: wave_stable_rank updates two 16-bit
+    // counters per 32-bit atomic.
+    HIPFLASHSORT_DEVICE static unsigned int row_of(unsigned int buckets) { return (buckets + 1u) & ~1u; }
+
     // Wave w owns positions [w * span, (w + 1) * span), visited in order.
     HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, unsigned int span, order ord,
                                                    const detail::flash_classifier<Key>& classify)
     {
-        const unsigned int buckets = classify.buckets;
-        for(unsigned int i = threadIdx.x; i < shape::waves * buckets; i += BlockSize) counters(s)[i] = 0;
+        const unsigned int row = row_of(classify.buckets);
+        for(unsigned int i = threadIdx.x; i < shape::waves * row; i += BlockSize) counters(s)[i] = 0;
         syncthreads();
         const unsigned int wave_id = threadIdx.x / shape::wave;
-        std::uint16_t* mine = counters(s) + wave_id * buckets;
+        std::uint16_t* mine = counters(s) + wave_id * row;
         for(unsigned int round = 0; round < span; round += shape::wave)
         {
             const unsigned int pos = wave_id * span + round + lane_id();
@@ -170,9 +174,10 @@ private:
     HIPFLASHSORT_DEVICE static void prefix_sum(storage_type& s, unsigned int buckets, unsigned int size)
     {
         std::uint16_t* c = counters(s);
+        const unsigned int row = row_of(buckets);
         // Counts and prefixes fit 16 bits (< Capacity <= 32768).
         detail::block_exclusive_scan_lds<BlockSize, std::uint32_t>(
-            [=](unsigned int j) -> std::uint16_t& { return c[(j % shape::waves) * buckets + j / shape::waves]; },
+            [=](unsigned int j) -> std::uint16_t& { return c[(j % shape::waves) * row + j / shape::waves]; },
             shape::waves * buckets, s.scan);
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) s.bucket_start[b] = c[b];
         if(threadIdx.x == 0) s.bucket_start[buckets] = size;
@@ -185,7 +190,7 @@ private:
         for(unsigned int pos = threadIdx.x; pos < size; pos += BlockSize)
         {
             const unsigned int wave_id = pos / span;
-            const unsigned int slot = counters(s)[wave_id * buckets + s.bucket_of[pos]] + s.aux[pos];
+            const unsigned int slot = counters(s)[wave_id * row_of(buckets) + s.bucket_of[pos]] + s.aux[pos];
             s.perm[slot] = static_cast<std::uint16_t>(pos);
         }
         if(threadIdx.x == 0) s.big_count = 0;
