@@ -62,7 +62,17 @@ struct segmented_config
     static constexpr unsigned int flash_capacity[4] = {256, 512, 1024, 2048};
     static constexpr unsigned int flash_block[4] = {64, 128, 256, 256};
 
-    static constexpr unsigned int classes = rank_classes + flash_classes;
+    // One more flash class of twice the largest static capacity, in dynamic LDS up to 63 KiB:
+    // every gfx9 workgroup has 64 KiB, and NVIDIA GPUs since sm_70 give a block more than 48 KiB
+    // once the kernel opts in. u32 segments of 4096 keys: 21 Gkeys/s through the multi-block
+    // partition, 52 Gkeys/s with this class (H100, 2^26 keys; CUB DeviceSegmentedSort: 46).
+    static constexpr unsigned int big_flash_capacity = 2 * flash_capacity[flash_classes - 1];
+    static constexpr unsigned int big_flash_block = 256;
+    static constexpr unsigned int big_flash_lds =
+        sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
+    static constexpr bool has_big_flash = big_flash_lds <= 63 * 1024;
+
+    static constexpr unsigned int classes = rank_classes + flash_classes + (has_big_flash ? 1 : 0);
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS

@@ -90,6 +90,32 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     unsigned int grid_limit;
+    bool big_flash = false; // the dynamic-LDS flash class could be opted in on this device
+
+    // A function, not a static member: only types whose big class fits instantiate the kernel.
+    static auto big_flash_kernel()
+    {
+        return flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
+    }
+
+    /// Asks for the big flash class's LDS; a device that refuses sends those segments to the
+    /// partition instead.
+    void enable_big_flash()
+    {
+        if constexpr(config::has_big_flash)
+        {
+            big_flash = hipFuncSetAttribute(reinterpret_cast<const void*>(big_flash_kernel()),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(config::big_flash_lds))
+                        == hipSuccess;
+            (void)hipGetLastError(); // a refusal is not the caller's error
+        }
+    }
+
+    std::uint64_t largest_small() const
+    {
+        return big_flash ? config::big_flash_capacity : config::flash_capacity[config::flash_classes - 1];
+    }
 
     template <class T>
     T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
@@ -99,6 +125,8 @@ struct segmented_runner
         class_limits l{};
         for(unsigned int c = 0; c < config::rank_classes; c++) l.limit[c] = config::rank_capacity[c];
         for(unsigned int c = 0; c < config::flash_classes; c++) l.limit[config::rank_classes + c] = config::flash_capacity[c];
+        // A disabled big class repeats the previous limit, so no size falls into it.
+        if constexpr(config::has_big_flash) l.limit[config::classes - 1] = largest_small();
         l.classes = config::classes;
         return l;
     }
@@ -125,6 +153,15 @@ struct segmented_runner
         fill_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, cursors, lists);
         launch_rank_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_flash_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
+        if constexpr(config::has_big_flash)
+        {
+            if(big_flash)
+            {
+                big_flash_kernel()<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
+                    config::classes - 1, keys_in, keys_out, values_in, values_out, ord);
+            }
+        }
         return hipGetLastError();
     }
 
@@ -271,8 +308,7 @@ struct segmented_runner
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
-        const std::uint64_t largest_small = config::flash_capacity[config::flash_classes - 1];
-        if(single_size > largest_small)
+        if(single_size > largest_small())
         {
             large.assign(1, segment_range{0, single_size});
         }
@@ -327,6 +363,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
                                             stream, static_cast<unsigned int>(std::max(1, sms) * 8)};
+        runner.enable_big_flash();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
     catch(const std::bad_alloc&)

@@ -187,10 +187,63 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
     }
 }
 
+/// Integer keys without values: equal images are equal keys, so an unstable network on the
+/// 32-bit images alone gives the stable result, with half the shuffles of the (image, position)
+/// composite. Padding takes the largest image, which decodes to a real key when it ties.
+template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
+HIPFLASHSORT_DEVICE void sort_images_only(const Key* staged, Key* out, unsigned int size, unsigned int member,
+                                          order ord)
+{
+    using codec = radix_key_codec<Key>;
+    std::uint32_t images[ItemsPerThread];
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int pos = member * ItemsPerThread + j;
+        images[j] = pos < size ? std::uint32_t(codec::lossless_image(staged[pos], ord)) : ~std::uint32_t(0);
+    }
+    warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int to = member * ItemsPerThread + j;
+        if(to < size) out[to] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+    }
+}
+
+/// Keys of floats, or with values: the network sorts (image << 32 | position), unique, so the
+/// result is the stable order; keys and values are then gathered from their staged copies.
+template <class Key, class Value, unsigned int LogicalWave, unsigned int ItemsPerThread>
+HIPFLASHSORT_DEVICE void sort_composites(const Key* staged_keys, const Value* staged_values, Key* keys_out,
+                                         Value* values_out, std::uint64_t base, unsigned int size,
+                                         unsigned int member, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    std::uint64_t composite[ItemsPerThread];
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int pos = member * ItemsPerThread + j;
+        composite[j] = pos < size ? (std::uint64_t(codec::order_image(staged_keys[pos], ord)) << 32) | pos
+                                  : ~std::uint64_t(0);
+    }
+    warp_bitonic_sort<std::uint64_t, LogicalWave, ItemsPerThread>().sort(composite);
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int to = member * ItemsPerThread + j;
+        if(to < size)
+        {
+            const unsigned int from = static_cast<unsigned int>(composite[j] & 0xffffffffu);
+            keys_out[base + to] = staged_keys[from];
+            if constexpr(has_values<Value>) values_out[base + to] = staged_values[from];
+        }
+    }
+}
+
 /// Segments up to LogicalWave * ItemsPerThread keys of at most 4 bytes, one logical wavefront
-/// each: a bitonic network in registers and shuffles on (image << 32 | position). Composites are
-/// unique, so the network's result is the stable order, with O(log^2 m) steps instead of the rank
-/// sort's O(m) compares per key.
+/// each, sorted by a bitonic network in registers and shuffles: O(log^2 m) steps instead of the
+/// rank sort's O(m) compares per key.
 template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
 __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
@@ -214,25 +267,14 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
         const segment_range r = index < count ? list[index] : segment_range{0, 0};
         const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
         stage_segment<LogicalWave>(r, size, member, keys_in, values_in, my_keys, my_values);
-        std::uint64_t composite[ItemsPerThread];
-#pragma unroll
-        for(unsigned int j = 0; j < ItemsPerThread; j++)
+        if constexpr(!has_values<Value> && !codec::is_float)
         {
-            const unsigned int pos = member * ItemsPerThread + j;
-            composite[j] = pos < size ? (std::uint64_t(codec::order_image(my_keys[pos], ord)) << 32) | pos
-                                      : ~std::uint64_t(0);
+            sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + r.begin, size, member, ord);
         }
-        warp_bitonic_sort<std::uint64_t, LogicalWave, ItemsPerThread>().sort(composite);
-#pragma unroll
-        for(unsigned int j = 0; j < ItemsPerThread; j++)
+        else
         {
-            const unsigned int to = member * ItemsPerThread + j;
-            if(to < size)
-            {
-                const unsigned int from = static_cast<unsigned int>(composite[j] & 0xffffffffu);
-                keys_out[r.begin + to] = my_keys[from];
-                if constexpr(has_values<Value>) values_out[r.begin + to] = my_values[from];
-            }
+            sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out, values_out,
+                                                                      r.begin, size, member, ord);
         }
         __syncthreads();
     }
@@ -396,7 +438,8 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     constexpr bool with_values = has_values<Value>;
     static_assert(tile <= 65536 && MaxBuckets <= 65536 && MaxBuckets % 2 == 0, "bucket and rank share 32 bits");
     __shared__ std::uint64_t cursor[MaxBuckets];
-    __shared__ alignas(4) std::uint16_t counters[shape::waves * MaxBuckets];
+    // 16-bit counters in 32-bit words: wave_stable_rank adds to two counters per LDS atomic.
+    __shared__ std::uint32_t counter_words[shape::waves * MaxBuckets / 2];
     __shared__ std::uint32_t tile_start[MaxBuckets + 1];
     __shared__ Key stage_keys[tile];
     __shared__ Value stage_values[with_values ? tile : 1];
@@ -414,6 +457,7 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) cursor[b] = matrix_row[b];
     const auto bucket_of = [&](const Key& k) { return classify(k, static_cast<word>(wide_image(k, ord))); };
 
+    std::uint16_t* const counters = reinterpret_cast<std::uint16_t*>(counter_words);
     const unsigned int wave_id = threadIdx.x / shape::wave;
     for(std::uint64_t tile_begin = c.begin; tile_begin < c.end; tile_begin += tile)
     {
@@ -464,6 +508,34 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
         }
         __syncthreads();
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) cursor[b] += tile_start[b + 1] - tile_start[b];
+        __syncthreads();
+    }
+}
+
+/// As flash_sort_segments_kernel, with the sorter's storage in dynamic LDS (above the 48 KiB
+/// of static shared memory NVIDIA allows without opt-in).
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void flash_sort_segments_dynamic_kernel(
+    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+{
+    using sorter = block_flash_sort<Key, Value, BlockSize, Capacity>;
+    extern __shared__ __align__(16) unsigned char dynamic_lds[];
+    auto& storage = *reinterpret_cast<typename sorter::storage_type*>(dynamic_lds);
+    const unsigned int count = counts[cls];
+    const segment_range* list = lists + offsets[cls];
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const segment_range r = list[index];
+        const Value* vin = nullptr;
+        Value* vout = nullptr;
+        if constexpr(has_values<Value>)
+        {
+            vin = values_in + r.begin;
+            vout = values_out + r.begin;
+        }
+        sorter().sort(storage, keys_in + r.begin, keys_out + r.begin, vin, vout,
+                      static_cast<unsigned int>(r.end - r.begin), ord);
         __syncthreads();
     }
 }
