@@ -55,7 +55,10 @@ struct segmented_config
     // Classes from this capacity on use warp bitonic networks on (image, position) for keys of up
     // to 4 bytes: the rank sort's O(m) compares per key cost 4-7x more there (segmented 64 and 112
     // keys ran at 45 and 24 Gkeys/s on an H100 with rank sort, commit e9144a6).
-    static constexpr unsigned int network_from = 64;
+    // Keys without values sort bare images (no position to carry), and networks win from the
+    // smallest class there: 16-key u32 segments ran at 112 Gkeys/s rank-sorted, 174 with networks
+    // (H100, 2^26 keys).
+    static constexpr unsigned int network_from = has_values<Value> ? 64 : 16;
 
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
     static constexpr unsigned int flash_classes = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;

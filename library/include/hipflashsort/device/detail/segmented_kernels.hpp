@@ -187,9 +187,50 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
     }
 }
 
-/// Integer keys without values: equal images are equal keys, so an unstable network on the
-/// 32-bit images alone gives the stable result, with half the shuffles of the (image, position)
-/// composite. Padding takes the largest image, which decodes to a real key when it ties.
+/// Writes the zeros of a staged float segment into their sorted run in input order: the run
+/// starts after the keys that sort below zero, and the i-th zero of the input goes to its i-th
+/// slot. Lane `member` of the logical wave owns staged positions [member * ItemsPerThread, +ItemsPerThread).
+template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
+HIPFLASHSORT_DEVICE void restore_zero_order(const Key* staged, Key* out, unsigned int size, unsigned int member,
+                                            order ord)
+{
+    using codec = radix_key_codec<Key>;
+    const auto zero_image = codec::order_image(Key(0), ord);
+    unsigned int below = 0, zeros = 0;
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int pos = member * ItemsPerThread + j;
+        if(pos < size)
+        {
+            const auto image = codec::order_image(staged[pos], ord);
+            below += image < zero_image;
+            zeros += image == zero_image;
+        }
+    }
+    // Sum of `below` and exclusive prefix of `zeros` over the logical wave.
+    unsigned int zeros_before = zeros;
+#pragma unroll
+    for(unsigned int offset = 1; offset < LogicalWave; offset *= 2)
+    {
+        below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(LogicalWave));
+        const unsigned int other = shuffle_up(zeros_before, offset, static_cast<int>(LogicalWave));
+        if(member >= offset) zeros_before += other;
+    }
+    unsigned int slot = below + zeros_before - zeros;
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int pos = member * ItemsPerThread + j;
+        if(pos < size && codec::order_image(staged[pos], ord) == zero_image) out[slot++] = staged[pos];
+    }
+}
+
+/// Keys without values: the network sorts bare 32-bit lossless images, with half the shuffles of
+/// an (image, position) composite. Equal images are equal keys, so the unstable network gives
+/// the stable result, with one exception: floats' -0 and +0 are equal keys with distinct images,
+/// and the network groups them by sign. Their run is then rewritten in input order
+/// (restore_zero_order). Padding takes the largest image, which decodes to a real key when it ties.
 template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
 HIPFLASHSORT_DEVICE void sort_images_only(const Key* staged, Key* out, unsigned int size, unsigned int member,
                                           order ord)
@@ -203,11 +244,19 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* staged, Key* out, unsigned 
         images[j] = pos < size ? std::uint32_t(codec::lossless_image(staged[pos], ord)) : ~std::uint32_t(0);
     }
     warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
+    bool zeros = false;
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
         const unsigned int to = member * ItemsPerThread + j;
-        if(to < size) out[to] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        const Key k = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        const bool zero = codec::is_float && to < size && k == Key(0);
+        zeros |= zero;
+        if(to < size && !zero) out[to] = k;
+    }
+    if constexpr(codec::is_float)
+    {
+        if(ballot(zeros) != 0) restore_zero_order<Key, LogicalWave, ItemsPerThread>(staged, out, size, member, ord);
     }
 }
 
@@ -267,7 +316,7 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
         const segment_range r = index < count ? list[index] : segment_range{0, 0};
         const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
         stage_segment<LogicalWave>(r, size, member, keys_in, values_in, my_keys, my_values);
-        if constexpr(!has_values<Value> && !codec::is_float)
+        if constexpr(!has_values<Value>)
         {
             sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + r.begin, size, member, ord);
         }
