@@ -31,4 +31,7 @@ run racecheck racecheck_warp.log    test_gpu_warp_sort 'WarpSortKeyTypes/*'
 run synccheck synccheck_warp.log    test_gpu_warp_sort 'WarpSortKeyTypes/*'
 run memcheck  memcheck_bitonic.log  test_gpu_device_bitonic_sort 'DeviceBitonicSort/2.*:DeviceBitonicSortArguments.*'
 run racecheck racecheck_bitonic.log test_gpu_device_bitonic_sort 'DeviceBitonicSort/2.MatchesReferenceOrder'
+run memcheck  memcheck_wave.log     test_gpu_wave_flash_sort 'WaveFlashSortKeyTypes/*'
+run racecheck racecheck_wave.log    test_gpu_wave_flash_sort 'WaveFlashSortKeyTypes/*'
+run synccheck synccheck_wave.log    test_gpu_wave_flash_sort 'WaveFlashSortKeyTypes/*'
 exit $status
