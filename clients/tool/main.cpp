@@ -1,5 +1,8 @@
-// hipflashsort command-line tool: `bench` (ours against the vendor sort, verified) and `info`.
+// hipflashsort command-line tool: `bench` (ours against the vendor sort, verified), `sort` (files,
+// sort_command.cpp) and `info`.
+#include "file_io.hpp"
 #include "options.hpp"
+#include "sort_command.hpp"
 
 #include "../common/data_generation.hpp"
 #include "../common/vendor_sort.hpp"
@@ -248,28 +251,33 @@ int main(int argc, char** argv)
     std::string error;
     if(!tool::parse(argc, argv, opt, error))
     {
-        std::fprintf(stderr, "hipflashsort: %s\n", error.c_str());
-        return 1;
+        std::fprintf(stderr, "hipflashsort: error: %s; see 'hipflashsort help'\n", error.c_str());
+        return tool::exit_usage;
     }
     if(opt.command == "help")
     {
         std::printf("%s", tool::usage().c_str());
-        return 0;
-    }
-    int devices = 0;
-    const hipError_t e = hipGetDeviceCount(&devices);
-    if(e != hipSuccess || devices == 0)
-    {
-        std::fprintf(stderr, "hipflashsort: no GPU: %s\n", e != hipSuccess ? hipGetErrorString(e) : "no device");
-        return 2;
+        return tool::exit_ok;
     }
     try
     {
+        if(opt.command == "sort") return tool::run_sort(opt); // checks its files before the GPU
+        if(const int status = tool::require_gpu()) return status;
         return opt.command == "info" ? run_info() : run_bench(opt);
+    }
+    catch(const tool::tool_error& e)
+    {
+        std::fprintf(stderr, "hipflashsort: error: %s\n", e.what());
+        return e.code;
     }
     catch(const failure& f)
     {
-        std::fprintf(stderr, "hipflashsort: %s\n", f.message.c_str());
-        return 1;
+        std::fprintf(stderr, "hipflashsort: error: %s\n", f.message.c_str());
+        return tool::exit_error;
+    }
+    catch(const std::exception& e) // std::bad_alloc from host buffers
+    {
+        std::fprintf(stderr, "hipflashsort: error: %s\n", e.what());
+        return tool::exit_error;
     }
 }
