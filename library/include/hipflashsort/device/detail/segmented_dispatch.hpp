@@ -98,8 +98,8 @@ struct segmented_runner
         return flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
     }
 
-    /// Asks for the big flash class's LDS; a device that refuses sends those segments to the
-    /// partition instead.
+    /// Whether the device grants the big flash class's LDS; one that refuses sends those segments
+    /// to the partition instead. (The launch asks again: see sort_small.)
     void enable_big_flash()
     {
         if constexpr(config::has_big_flash)
@@ -157,7 +157,14 @@ struct segmented_runner
         {
             if(big_flash)
             {
-                big_flash_kernel()<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                // The opt-in goes with the launch, through one pointer: a kernel template
+                // instantiated in several translation units has one host stub (and one
+                // registered function) per unit, and the attribute binds to one of them only.
+                const auto kernel = big_flash_kernel();
+                HIPFLASHSORT_RETURN_IF_ERROR(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                                 hipFuncAttributeMaxDynamicSharedMemorySize,
+                                                                 static_cast<int>(config::big_flash_lds)));
+                kernel<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
                     at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
                     config::classes - 1, keys_in, keys_out, values_in, values_out, ord);
             }
