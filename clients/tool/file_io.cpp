@@ -131,14 +131,14 @@ void convert_text(const std::string& path, elem_type t, temp_file& out, std::uin
     {
         std::size_t len = std::strlen(line);
         p.advance(len);
-        const std::string where = path + ":" + std::to_string(number) + ": ";
+        auto where = [&] { return path + ":" + std::to_string(number) + ": "; }; // only for errors
         if(len && line[len - 1] == '\n') line[--len] = 0;
-        else if(!std::feof(f.get())) throw tool_error(where + "line longer than " + std::to_string(max_line) + " characters");
+        else if(!std::feof(f.get())) throw tool_error(where() + "line longer than " + std::to_string(max_line) + " characters");
         while(len && std::strchr(" \t\r", line[len - 1])) line[--len] = 0; // CRLF files, trailing blanks
         const char* text = line + std::strspn(line, " \t");
         std::string why;
-        if(!*text) throw tool_error(where + "empty line, expected a " + name_of(t) + " number");
-        if(!parse_text(t, text, batch.data() + in_batch * size, why)) throw tool_error(where + why);
+        if(!*text) throw tool_error(where() + "empty line, expected a " + name_of(t) + " number");
+        if(!parse_text(t, text, batch.data() + in_batch * size, why)) throw tool_error(where() + why);
         if(++in_batch * size == batch.size())
         {
             out.write(batch.data(), batch.size());
@@ -173,9 +173,9 @@ bool parse_text(elem_type t, const char* text, void* out, std::string& why)
     return visit(t, [&](auto zero) {
         decltype(zero) v{};
         const int status = parse_value(text, v);
-        const std::string shown = std::string(text).substr(0, 40);
-        if(status == 1) why = "'" + shown + "' is not a " + name_of(t) + " number";
-        if(status == 2) why = "'" + shown + "' is out of range for " + name_of(t);
+        if(status != 0)
+            why = "'" + std::string(text).substr(0, 40) + (status == 1 ? "' is not a " : "' is out of range for ") +
+                  name_of(t) + (status == 1 ? " number" : "");
         std::memcpy(out, &v, sizeof(v));
         return status == 0;
     });
