@@ -329,14 +329,14 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     }
 }
 
-/// One block per segment of up to Capacity keys: block_flash_sort.
+/// The block-level classes' loop: each block sorts listed segments of class `cls` with
+/// block_flash_sort in `storage` (static or dynamic LDS).
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
-__global__ __launch_bounds__(BlockSize) void flash_sort_segments_kernel(
-    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
-    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+HIPFLASHSORT_DEVICE void flash_sort_listed_segments(
+    typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type& storage, const segment_range* lists,
+    const unsigned int* offsets, const unsigned int* counts, unsigned int cls, const Key* keys_in, Key* keys_out,
+    const Value* values_in, Value* values_out, order ord)
 {
-    using sorter = block_flash_sort<Key, Value, BlockSize, Capacity>;
-    __shared__ typename sorter::storage_type storage;
     const unsigned int count = counts[cls];
     const segment_range* list = lists + offsets[cls];
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
@@ -349,10 +349,21 @@ __global__ __launch_bounds__(BlockSize) void flash_sort_segments_kernel(
             vin = values_in + r.begin;
             vout = values_out + r.begin;
         }
-        sorter().sort(storage, keys_in + r.begin, keys_out + r.begin, vin, vout,
-                      static_cast<unsigned int>(r.end - r.begin), ord);
+        block_flash_sort<Key, Value, BlockSize, Capacity>().sort(storage, keys_in + r.begin, keys_out + r.begin, vin,
+                                                                 vout, static_cast<unsigned int>(r.end - r.begin), ord);
         __syncthreads();
     }
+}
+
+/// One block per segment of up to Capacity keys: block_flash_sort.
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void flash_sort_segments_kernel(
+    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+{
+    __shared__ typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type storage;
+    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(storage, lists, offsets, counts, cls, keys_in,
+                                                                keys_out, values_in, values_out, ord);
 }
 
 // ---------------------------------------------------------------- partition of large segments
@@ -568,25 +579,11 @@ __global__ __launch_bounds__(BlockSize) void flash_sort_segments_dynamic_kernel(
     const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
     const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
 {
-    using sorter = block_flash_sort<Key, Value, BlockSize, Capacity>;
+    using storage_type = typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type;
     extern __shared__ __align__(16) unsigned char dynamic_lds[];
-    auto& storage = *reinterpret_cast<typename sorter::storage_type*>(dynamic_lds);
-    const unsigned int count = counts[cls];
-    const segment_range* list = lists + offsets[cls];
-    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
-    {
-        const segment_range r = list[index];
-        const Value* vin = nullptr;
-        Value* vout = nullptr;
-        if constexpr(has_values<Value>)
-        {
-            vin = values_in + r.begin;
-            vout = values_out + r.begin;
-        }
-        sorter().sort(storage, keys_in + r.begin, keys_out + r.begin, vin, vout,
-                      static_cast<unsigned int>(r.end - r.begin), ord);
-        __syncthreads();
-    }
+    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(*reinterpret_cast<storage_type*>(dynamic_lds), lists,
+                                                                offsets, counts, cls, keys_in, keys_out, values_in,
+                                                                values_out, ord);
 }
 
 } // namespace detail
