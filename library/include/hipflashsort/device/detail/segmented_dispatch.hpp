@@ -90,24 +90,28 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     unsigned int grid_limit;
-    bool big_flash = false; // the dynamic-LDS flash class could be opted in on this device
+    using segments_kernel = void (*)(const segment_range*, const unsigned int*, const unsigned int*, unsigned int,
+                                     const Key*, Key*, const Value*, Value*, order);
+    // The dynamic-LDS flash class's kernel once it has opted in to its LDS, else null. Opt-in and
+    // launch go through this one pointer: a kernel template instantiated in several translation
+    // units has one host stub (and registered function) per unit, and the opt-in binds to the
+    // stub it is given, which need not be the one a <<<>>> elsewhere in the code would name.
+    segments_kernel big_flash = nullptr;
 
-    // A function, not a static member: only types whose big class fits instantiate the kernel.
-    static auto big_flash_kernel()
-    {
-        return flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
-    }
-
-    /// Whether the device grants the big flash class's LDS; one that refuses sends those segments
-    /// to the partition instead. (The launch asks again: see sort_small.)
+    /// Opts the big flash class in to its LDS; a device that refuses sends those segments to the
+    /// partition instead.
     void enable_big_flash()
     {
         if constexpr(config::has_big_flash)
         {
-            big_flash = hipFuncSetAttribute(reinterpret_cast<const void*>(big_flash_kernel()),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(config::big_flash_lds))
-                        == hipSuccess;
+            const segments_kernel kernel
+                = flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
+            if(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(config::big_flash_lds))
+               == hipSuccess)
+            {
+                big_flash = kernel;
+            }
             (void)hipGetLastError(); // a refusal is not the caller's error
         }
     }
@@ -153,21 +157,11 @@ struct segmented_runner
         fill_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, cursors, lists);
         launch_rank_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_flash_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
-        if constexpr(config::has_big_flash)
+        if(big_flash)
         {
-            if(big_flash)
-            {
-                // The opt-in goes with the launch, through one pointer: a kernel template
-                // instantiated in several translation units has one host stub (and one
-                // registered function) per unit, and the attribute binds to one of them only.
-                const auto kernel = big_flash_kernel();
-                HIPFLASHSORT_RETURN_IF_ERROR(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                                 hipFuncAttributeMaxDynamicSharedMemorySize,
-                                                                 static_cast<int>(config::big_flash_lds)));
-                kernel<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
-                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
-                    config::classes - 1, keys_in, keys_out, values_in, values_out, ord);
-            }
+            big_flash<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
+                config::classes - 1, keys_in, keys_out, values_in, values_out, ord);
         }
         return hipGetLastError();
     }
