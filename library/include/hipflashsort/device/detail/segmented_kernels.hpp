@@ -133,17 +133,37 @@ __global__ void fill_classes_kernel(Source source, std::uint64_t segments, class
 
 // ---------------------------------------------------------------- small segments
 
-/// Copies one segment into its group's LDS (Group threads, strided) and waits for the block.
-template <unsigned int Group, class Key, class Value>
-HIPFLASHSORT_DEVICE void stage_segment(const segment_range& r, unsigned int size, unsigned int member,
-                                       const Key* keys_in, const Value* values_in, Key* keys, Value* values)
+/// The small classes' loop: the block is cut into groups of Group threads, and each group takes
+/// listed segments of class `cls` in turn, copies one into its LDS slice of Capacity keys (and
+/// values) and calls sort(range, size, member, keys, values) on it. The loop bound is uniform
+/// across the block, so the barriers inside are safe.
+template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, class Key, class Value, class Sort>
+HIPFLASHSORT_DEVICE void for_each_staged_segment(const segment_range* lists, const unsigned int* offsets,
+                                                 const unsigned int* counts, unsigned int cls, const Key* keys_in,
+                                                 const Value* values_in, Key* staged_keys, Value* staged_values,
+                                                 Sort sort)
 {
-    for(unsigned int i = member; i < size; i += Group)
+    constexpr unsigned int groups = BlockSize / Group;
+    const unsigned int count = counts[cls];
+    const segment_range* list = lists + offsets[cls];
+    const unsigned int group = threadIdx.x / Group;
+    const unsigned int member = threadIdx.x % Group;
+    Key* keys = staged_keys + group * Capacity;
+    Value* values = staged_values + (has_values<Value> ? group * Capacity : 0);
+    for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
     {
-        keys[i] = keys_in[r.begin + i];
-        if constexpr(has_values<Value>) values[i] = values_in[r.begin + i];
+        const unsigned int index = first + group;
+        const segment_range r = index < count ? list[index] : segment_range{0, 0};
+        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
+        for(unsigned int i = member; i < size; i += Group)
+        {
+            keys[i] = keys_in[r.begin + i];
+            if constexpr(has_values<Value>) values[i] = values_in[r.begin + i];
+        }
+        __syncthreads();
+        sort(r, size, member, keys, values);
+        __syncthreads();
     }
-    __syncthreads();
 }
 
 /// Rank sort of segments up to Capacity keys, one group of Group threads each: each key's rank
@@ -158,33 +178,22 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
     constexpr unsigned int groups = BlockSize / Group;
     __shared__ Key keys[groups * Capacity];
     __shared__ Value values[has_values<Value> ? groups * Capacity : 1];
-    const unsigned int count = counts[cls];
-    const segment_range* list = lists + offsets[cls];
-    const unsigned int group = threadIdx.x / Group;
-    const unsigned int member = threadIdx.x % Group;
-    Key* my_keys = keys + group * Capacity;
-    Value* my_values = values + (has_values<Value> ? group * Capacity : 0);
-    // The loop bound is uniform across the block, so the barriers inside are safe.
-    for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
-    {
-        const unsigned int index = first + group;
-        const segment_range r = index < count ? list[index] : segment_range{0, 0};
-        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
-        stage_segment<Group>(r, size, member, keys_in, values_in, my_keys, my_values);
-        for(unsigned int i = member; i < size; i += Group)
-        {
-            const auto mine = codec::order_image(my_keys[i], ord);
-            unsigned int rank = 0;
-            for(unsigned int j = 0; j < size; j++)
+    for_each_staged_segment<BlockSize, Group, Capacity>(
+        lists, offsets, counts, cls, keys_in, values_in, keys, values,
+        [&](const segment_range& r, unsigned int size, unsigned int member, const Key* my_keys, const Value* my_values) {
+            for(unsigned int i = member; i < size; i += Group)
             {
-                const auto theirs = codec::order_image(my_keys[j], ord);
-                rank += (theirs < mine) || (theirs == mine && j < i);
+                const auto mine = codec::order_image(my_keys[i], ord);
+                unsigned int rank = 0;
+                for(unsigned int j = 0; j < size; j++)
+                {
+                    const auto theirs = codec::order_image(my_keys[j], ord);
+                    rank += (theirs < mine) || (theirs == mine && j < i);
+                }
+                keys_out[r.begin + rank] = my_keys[i];
+                if constexpr(has_values<Value>) values_out[r.begin + rank] = my_values[i];
             }
-            keys_out[r.begin + rank] = my_keys[i];
-            if constexpr(has_values<Value>) values_out[r.begin + rank] = my_values[i];
-        }
-        __syncthreads();
-    }
+        });
 }
 
 /// Writes the zeros of a staged float segment into their sorted run in input order: the run
@@ -299,34 +308,24 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
-    using codec = radix_key_codec<Key>;
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
     constexpr unsigned int groups = BlockSize / LogicalWave;
     __shared__ Key keys[groups * capacity];
     __shared__ Value values[has_values<Value> ? groups * capacity : 1];
-    const unsigned int count = counts[cls];
-    const segment_range* list = lists + offsets[cls];
-    const unsigned int group = threadIdx.x / LogicalWave;
-    const unsigned int member = threadIdx.x % LogicalWave;
-    Key* my_keys = keys + group * capacity;
-    Value* my_values = values + (has_values<Value> ? group * capacity : 0);
-    for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
-    {
-        const unsigned int index = first + group;
-        const segment_range r = index < count ? list[index] : segment_range{0, 0};
-        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
-        stage_segment<LogicalWave>(r, size, member, keys_in, values_in, my_keys, my_values);
-        if constexpr(!has_values<Value>)
-        {
-            sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + r.begin, size, member, ord);
-        }
-        else
-        {
-            sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out, values_out,
-                                                                      r.begin, size, member, ord);
-        }
-        __syncthreads();
-    }
+    for_each_staged_segment<BlockSize, LogicalWave, capacity>(
+        lists, offsets, counts, cls, keys_in, values_in, keys, values,
+        [&](const segment_range& r, unsigned int size, unsigned int member, const Key* my_keys, const Value* my_values) {
+            if constexpr(!has_values<Value>)
+            {
+                (void)my_values;
+                sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + r.begin, size, member, ord);
+            }
+            else
+            {
+                sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out, values_out,
+                                                                          r.begin, size, member, ord);
+            }
+        });
 }
 
 /// The block-level classes' loop: each block sorts listed segments of class `cls` with
