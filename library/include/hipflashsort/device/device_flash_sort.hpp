@@ -19,12 +19,12 @@ namespace hipflashsort {
 /// own min/max, which keeps skewed, clustered and outlier inputs cheap.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
-/// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^56.
+/// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^52.
 /// - Stable and deterministic; float order as CUB DeviceRadixSort (-NaN < -inf < ... < -0 = +0 <
 ///   ... < +inf < +NaN, NaNs by bit pattern; -0 and +0 keep their input order).
 /// - Complexity: O(n) for keys spread over their range; each partition round synchronizes
 ///   `stream` once (usually one or two rounds).
-/// - Memory: one copy of the keys plus about 0.6 bytes per key.
+/// - Memory: one copy of the keys plus about 1.3 bytes per key.
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
 ///   touching memory. Never aborts, never prints.
 template <class Key>
@@ -37,7 +37,7 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 }
 
 /// As sort_keys, moving values with their keys (stable). Value: trivially copyable, 1-16 bytes
-/// typical. values_in may equal values_out. Memory: one copy of keys and values plus about 0.6
+/// typical. values_in may equal values_out. Memory: one copy of keys and values plus about 1.3
 /// bytes per key.
 template <class Key, class Value>
 hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,

@@ -27,9 +27,11 @@ namespace hipflashsort {
 /// - Order: ascending or descending; floats in CUB radix order, -NaN < -inf < ... < -0 = +0 <
 ///   ... < +inf < +NaN, NaNs by bit pattern.
 /// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
-///   handled by re-partitioning buckets with their own min/max). Each round with segments larger
-///   than one block synchronizes `stream` once to read back their count.
-/// - Memory: one copy of the keys, plus about 0.6 bytes per key and 16 bytes per segment.
+///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
+///   once to read back how many segments each size class got (so that only classes with
+///   segments are launched), twice when some segments need the multi-block partition.
+/// - Memory: one copy of the keys, plus about 1.3 bytes per key for few large segments and at
+///   most about 5.7 bytes per key for many small ones (the per-class segment lists).
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
 ///   touching any memory; otherwise the first HIP error met. Never aborts, never prints.
 template <class Key, class Offset>

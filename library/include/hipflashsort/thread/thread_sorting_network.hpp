@@ -11,12 +11,22 @@
 #ifndef HIPFLASHSORT_THREAD_THREAD_SORTING_NETWORK_HPP_
 #define HIPFLASHSORT_THREAD_THREAD_SORTING_NETWORK_HPP_
 
+#include <type_traits>
+
 #include "../config.hpp"
 #include "../detail/empty_type.hpp"
 #include "radix_key_codec.hpp"
 
 namespace hipflashsort {
 namespace detail {
+
+/// Comparators that are plain `<` on unsigned integer images. Without values, two such items
+/// that compare equal are the same bits, so a compare-exchange may be a min and a max (one
+/// instruction each) instead of a compare and two selects.
+template <class Less>
+struct is_natural_less : std::false_type
+{
+};
 
 /// Smallest power of two >= n (the padded size of a network over n items).
 HIPFLASHSORT_HOST_DEVICE constexpr unsigned int thread_network_padded_size(unsigned int n)
@@ -41,6 +51,13 @@ template <class Key, class Value, unsigned int Size, class Less>
 HIPFLASHSORT_DEVICE void thread_network_compare_exchange(Key (&keys)[Size], Value (&values)[Size],
                                                          unsigned int lo, unsigned int hi, Less less)
 {
+    if constexpr(!has_values<Value> && is_natural_less<Less>::value)
+    {
+        const Key a = keys[lo], b = keys[hi];
+        keys[lo] = b < a ? b : a;
+        keys[hi] = b < a ? a : b;
+        return;
+    }
     // Selects rather than a branch: both arms are cheap and the lanes of a wave then never diverge.
     const bool swap = less(keys[hi], keys[lo]);
     const Key lo_key = thread_network_select(swap, keys[lo], keys[hi]);
@@ -115,6 +132,11 @@ struct thread_network_image_less
     {
         return a < b;
     }
+};
+
+template <>
+struct is_natural_less<thread_network_image_less> : std::true_type
+{
 };
 
 template <class Key, class Value, unsigned int N>

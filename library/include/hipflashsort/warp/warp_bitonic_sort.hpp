@@ -40,6 +40,11 @@ struct warp_bitonic_plain_element
     HIPFLASHSORT_DEVICE bool operator()(type a, type b) const { return a < b; }
 };
 
+template <class Key>
+struct is_natural_less<warp_bitonic_plain_element<Key>> : std::true_type
+{
+};
+
 // With values, a real item of maximum image must still sort before padding, or padding's value
 // could land in an output slot: the element gets a padding bit below the image, packed into the
 // next wider integer (keys of up to 4 bytes).
@@ -326,9 +331,20 @@ private:
     HIPFLASHSORT_DEVICE static void keep_or_take(Element& element, Payload& value, const Element& partner,
                                                  const Payload& partner_value, bool lower, Less less)
     {
-        const bool take = lower ? less(partner, element) : less(element, partner);
-        element = detail::thread_network_select(take, element, partner);
-        if constexpr(detail::has_values<Payload>) value = detail::thread_network_select(take, value, partner_value);
+        if constexpr(!detail::has_values<Payload> && detail::is_natural_less<Less>::value)
+        {
+            // Equal items are equal bits: min or max, chosen per lane, is the whole exchange (on
+            // NVIDIA one IMNMX whose predicate picks the side), instead of two compares and selects.
+            const Element smaller = partner < element ? partner : element;
+            const Element larger = partner < element ? element : partner;
+            element = lower ? smaller : larger;
+        }
+        else
+        {
+            const bool take = lower ? less(partner, element) : less(element, partner);
+            element = detail::thread_network_select(take, element, partner);
+            if constexpr(detail::has_values<Payload>) value = detail::thread_network_select(take, value, partner_value);
+        }
     }
 
     // Network position l * P + j holds rank l * P + j; the blocked arrangement wants rank r in lane

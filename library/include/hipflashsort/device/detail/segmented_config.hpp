@@ -44,21 +44,36 @@ struct segmented_config
 {
     static constexpr unsigned int item_bytes = sizeof(Key) + (has_values<Value> ? sizeof(Value) : 0);
 
-    // Size classes. Segments up to rank_capacity[i] are rank-sorted by a group of
-    // rank_group[i] threads (several groups per block); up to flash_capacity[i] by one block of
-    // flash_block[i] threads with block_flash_sort; larger ones are partitioned by many blocks.
+    // Size classes. Segments up to rank_capacity[i] are sorted by a group of threads inside one
+    // wavefront (several groups per block): a bitonic network for keys of up to 4 bytes, else a
+    // rank sort by rank_group[i] threads; up to flash_capacity[i] by one block of flash_block[i]
+    // threads with block_flash_sort; larger ones are partitioned by many blocks.
     // Neighbouring capacities differ by 2x, so throughput has no cliff between classes.
     static constexpr unsigned int rank_classes = 4;
     static constexpr unsigned int rank_capacity[rank_classes] = {16, 32, 64, 128};
     static constexpr unsigned int rank_group[rank_classes] = {4, 8, 16, 32};
     static constexpr unsigned int rank_block = 256;
-    // Classes from this capacity on use warp bitonic networks on (image, position) for keys of up
-    // to 4 bytes: the rank sort's O(m) compares per key cost 4-7x more there (segmented 64 and 112
-    // keys ran at 45 and 24 Gkeys/s on an H100 with rank sort, commit e9144a6).
-    // Keys without values sort bare images (no position to carry), and networks win from the
-    // smallest class there: 16-key u32 segments ran at 112 Gkeys/s rank-sorted, 174 with networks
-    // (H100, 2^26 keys).
-    static constexpr unsigned int network_from = has_values<Value> ? 64 : 16;
+    // Keys of up to 4 bytes use the networks in every one of these classes: on (image,
+    // position) composites with values, on bare images without (segmented 64 and 112 keys ran at
+    // 45 and 24 Gkeys/s rank-sorted on an H100 at commit e9144a6; 16-key u32 segments 112 Gkeys/s
+    // rank-sorted, 174 with networks; pairs of 16 and 32 keys 60 and 64 rank-sorted, 101 with
+    // networks). Wider keys keep the rank sort (the composite holds a 32-bit image).
+    // Items per thread of each network class (its logical wavefront is capacity / items). More
+    // items per lane move stages from shuffles into registers, fewer leave more segments per
+    // wavefront; u32 keys on an H100, Gkeys/s with 4 / 8 / 16 items: 16 keys 190 / 147 / -,
+    // 32 keys 185 / 131 / -, 64 keys 169 / 183 / -, 112 keys 164 / 164 / 168; pairs of 64 keys
+    // 81 / 93 / - (2^26 keys, CUB DeviceSegmentedSort 208, 66, 111, 168; 68 for 64-key pairs).
+    static constexpr unsigned int network_items[rank_classes] = {4, 4, 8, 16};
+    // A network class's block stages BlockSize * items keys and values in LDS: 256 threads,
+    // halved while that passes 23 KiB (16-byte values), so that several blocks share a
+    // multiprocessor and the static LDS stays far below its 48 KiB limit.
+    static constexpr unsigned int network_block(unsigned int c)
+    {
+        unsigned int block = 256;
+        while(block > rank_capacity[c] / network_items[c] && block * network_items[c] * item_bytes > 23 * 1024)
+            block /= 2;
+        return block;
+    }
 
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
     static constexpr unsigned int flash_classes = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;
@@ -76,6 +91,15 @@ struct segmented_config
     static constexpr bool has_big_flash = big_flash_lds <= 63 * 1024;
 
     static constexpr unsigned int classes = rank_classes + flash_classes + (has_big_flash ? 1 : 0);
+    static_assert(big_flash_capacity <= 4096, "listed segments keep their size in 12 bits");
+
+    /// Largest segment of class c (the big class's when it is enabled).
+    static constexpr unsigned int class_limit(unsigned int c)
+    {
+        return c < rank_classes ? rank_capacity[c]
+               : c < rank_classes + flash_classes ? flash_capacity[c - rank_classes]
+                                                  : big_flash_capacity;
+    }
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS

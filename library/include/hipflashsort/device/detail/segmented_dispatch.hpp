@@ -33,16 +33,25 @@ struct segmented_plan
     using config = segmented_config<Key, Value>;
     static constexpr unsigned int counters = 17;
 
-    std::size_t keys_tmp = 0, values_tmp = 0, lists = 0, next = 0, counts = 0, offsets = 0, cursors = 0,
-                segments = 0, chunks = 0, min_max = 0, matrix = 0, bytes = 0;
-    std::uint64_t list_capacity = 0, next_capacity = 0, large_capacity = 0, chunk_capacity = 0,
-                  matrix_capacity = 0;
+    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, next = 0, counts = 0, segments = 0,
+                chunks = 0, min_max = 0, matrix = 0, bytes = 0;
+    std::uint64_t class_offset[config::classes] = {};
+    std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
 
     segmented_plan(std::uint64_t size, std::uint64_t segment_count)
     {
         // Every bucket of a partition holds partition_bucket_target keys or more on average.
         next_capacity = size / config::partition_bucket_target + 1;
-        list_capacity = std::max<std::uint64_t>(segment_count, next_capacity) + 1;
+        // A round lists the user's segments or the previous round's buckets; a class whose sizes
+        // start at m holds at most size / m of them.
+        const std::uint64_t listed = std::max<std::uint64_t>(segment_count, next_capacity);
+        std::uint64_t entries = 0;
+        for(unsigned int c = 0; c < config::classes; c++)
+        {
+            class_offset[c] = entries;
+            const std::uint64_t smallest = (c == 0 ? 1 : config::class_limit(c - 1)) + 1;
+            entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
+        }
         large_capacity = size / (config::flash_capacity[config::flash_classes - 1] + 1) + 1;
         chunk_capacity = size / config::chunk_min_items + large_capacity + 1;
         // chunks × buckets <= (S / chunk_min_items + 1) * S / partition_bucket_target per segment.
@@ -54,11 +63,10 @@ struct segmented_plan
         };
         take(keys_tmp, size * sizeof(Key));
         take(values_tmp, has_values<Value> ? size * sizeof(Value) : 0);
-        take(lists, list_capacity * sizeof(segment_range));
+        take(small_lists, entries * sizeof(std::uint64_t));
+        take(large_list, large_capacity * sizeof(segment_range));
         take(next, next_capacity * sizeof(segment_range));
         take(counts, counters * sizeof(unsigned int));
-        take(offsets, counters * sizeof(unsigned int));
-        take(cursors, counters * sizeof(unsigned int));
         take(segments, large_capacity * sizeof(partition_segment));
         take(chunks, chunk_capacity * sizeof(partition_chunk));
         take(min_max, 2 * large_capacity * sizeof(std::uint64_t));
@@ -90,8 +98,7 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     unsigned int grid_limit;
-    using segments_kernel = void (*)(const segment_range*, const unsigned int*, const unsigned int*, unsigned int,
-                                     const Key*, Key*, const Value*, Value*, order);
+    using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     // The dynamic-LDS flash class's kernel once it has opted in to its LDS, else null. Opt-in and
     // launch go through this one pointer: a kernel template instantiated in several translation
     // units has one host stub (and registered function) per unit, and the opt-in binds to the
@@ -127,8 +134,7 @@ struct segmented_runner
     class_limits limits() const
     {
         class_limits l{};
-        for(unsigned int c = 0; c < config::rank_classes; c++) l.limit[c] = config::rank_capacity[c];
-        for(unsigned int c = 0; c < config::flash_classes; c++) l.limit[config::rank_classes + c] = config::flash_capacity[c];
+        for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
         // A disabled big class repeats the previous limit, so no size falls into it.
         if constexpr(config::has_big_flash) l.limit[config::classes - 1] = largest_small();
         l.classes = config::classes;
@@ -141,95 +147,101 @@ struct segmented_runner
         return static_cast<unsigned int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, grid_limit)));
     }
 
-    /// Bins the round's segments and sorts every small one; leaves the large ones listed.
+    const std::uint64_t* class_list(unsigned int c) const
+    {
+        return at<std::uint64_t>(plan.small_lists) + plan.class_offset[c];
+    }
+
+    /// Bins the round's segments, sorts every small one, and returns the large ones in `large`.
+    /// The class counts come back to the host (one synchronization, two when there are large
+    /// segments) before the sorts are launched, so only classes that hold segments get a launch,
+    /// each with a grid of its size. `single_size`: the size of the only segment when the host
+    /// knows it (device-level sort), which needs no read-back.
     template <class Source>
-    hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
+                          std::vector<segment_range>& large, std::uint64_t single_size = 0)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
-        unsigned int* offsets = at<unsigned int>(plan.offsets);
-        unsigned int* cursors = at<unsigned int>(plan.cursors);
-        segment_range* lists = at<segment_range>(plan.lists);
         const class_limits l = limits();
+        class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list), {}};
+        for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        count_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, counts, keys_in,
-                                                                         keys_out, values_in, values_out);
-        class_offsets_kernel<><<<1, 1, 0, stream>>>(counts, offsets, cursors, l.classes);
-        fill_classes_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, cursors, lists);
-        launch_rank_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
-        launch_flash_classes(segments, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
-        if(big_flash)
+        bin_segments_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, lists, counts, keys_in,
+                                                                       keys_out, values_in, values_out);
+        unsigned int host[plan_type::counters] = {};
+        if(single_size != 0)
         {
-            big_flash<<<grid_for(segments, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
-                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
-                config::classes - 1, keys_in, keys_out, values_in, values_out, ord);
+            if(single_size > 1) host[l.of(single_size)] = 1;
+        }
+        else
+        {
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, counts, sizeof(host), hipMemcpyDeviceToHost, stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+        }
+        large.resize(host[config::large_class]);
+        if(!large.empty())
+        {
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, large.size() * sizeof(segment_range),
+                                                        hipMemcpyDeviceToHost, stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+        }
+        launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
+        launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
+        const unsigned int big = host[config::classes - 1];
+        if(big_flash && big != 0)
+        {
+            big_flash<<<grid_for(big, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                class_list(config::classes - 1), big, keys_in, keys_out, values_in, values_out, ord);
         }
         return hipGetLastError();
     }
 
     template <unsigned int... C>
-    void launch_rank_classes(std::uint64_t segments, const Key* keys_in, const Value* values_in,
+    void launch_rank_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
                              std::integer_sequence<unsigned int, C...>)
     {
-        (launch_rank_class<C>(segments, keys_in, values_in), ...);
+        (launch_rank_class<C>(counts[C], keys_in, values_in), ...);
     }
 
     template <unsigned int C>
-    void launch_rank_class(std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    void launch_rank_class(unsigned int count, const Key* keys_in, const Value* values_in)
     {
-        constexpr unsigned int block = config::rank_block;
-        constexpr unsigned int group = config::rank_group[C];
+        if(count == 0) return;
         constexpr unsigned int capacity = config::rank_capacity[C];
-        if constexpr(sizeof(Key) <= 4 && capacity >= config::network_from)
+        if constexpr(sizeof(Key) <= 4)
         {
-            constexpr unsigned int items = 4;
+            constexpr unsigned int block = config::network_block(C);
+            constexpr unsigned int items = config::network_items[C];
             constexpr unsigned int wave = capacity / items;
             bitonic_sort_segments_kernel<Key, Value, block, wave, items>
-                <<<grid_for(segments, block / wave), block, 0, stream>>>(
-                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
-                    keys_in, keys_out, values_in, values_out, ord);
+                <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
+                                                                      values_in, values_out, ord);
         }
         else
         {
+            constexpr unsigned int block = config::rank_block;
+            constexpr unsigned int group = config::rank_group[C];
             rank_sort_segments_kernel<Key, Value, block, group, capacity>
-                <<<grid_for(segments, block / group), block, 0, stream>>>(
-                    at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts), C,
-                    keys_in, keys_out, values_in, values_out, ord);
+                <<<grid_for(count, block / group), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
+                                                                       values_in, values_out, ord);
         }
     }
 
     template <unsigned int... C>
-    void launch_flash_classes(std::uint64_t segments, const Key* keys_in, const Value* values_in,
+    void launch_flash_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
                               std::integer_sequence<unsigned int, C...>)
     {
-        (launch_flash_class<C>(segments, keys_in, values_in), ...);
+        (launch_flash_class<C>(counts[config::rank_classes + C], keys_in, values_in), ...);
     }
 
     template <unsigned int C>
-    void launch_flash_class(std::uint64_t segments, const Key* keys_in, const Value* values_in)
+    void launch_flash_class(unsigned int count, const Key* keys_in, const Value* values_in)
     {
+        if(count == 0) return;
         constexpr unsigned int block = config::flash_block[C];
         flash_sort_segments_kernel<Key, Value, block, config::flash_capacity[C]>
-            <<<grid_for(segments, 1), block, 0, stream>>>(
-                at<segment_range>(plan.lists), at<unsigned int>(plan.offsets), at<unsigned int>(plan.counts),
-                config::rank_classes + C, keys_in, keys_out, values_in, values_out, ord);
-    }
-
-    /// Reads back the large segments of this round (synchronizes the stream).
-    hipError_t read_large(std::vector<segment_range>& large)
-    {
-        unsigned int host[2 * plan_type::counters];
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, at<unsigned int>(plan.counts),
-                                                    plan_type::counters * sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host + plan_type::counters, at<unsigned int>(plan.offsets),
-                                                    plan_type::counters * sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
-        HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
-        const unsigned int count = host[config::large_class];
-        const unsigned int offset = host[plan_type::counters + config::large_class];
-        large.resize(count);
-        if(count == 0) return hipSuccess;
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), at<segment_range>(plan.lists) + offset,
-                                                    count * sizeof(segment_range), hipMemcpyDeviceToHost, stream));
-        return hipStreamSynchronize(stream);
+            <<<grid_for(count, 1), block, 0, stream>>>(class_list(config::rank_classes + C), count, keys_in,
+                                                       keys_out, values_in, values_out, ord);
     }
 
     /// Plans the partition of the large segments: buckets per segment and chunks per block.
@@ -315,9 +327,7 @@ struct segmented_runner
         }
         else
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc));
-            if(single_size != 0) return hipSuccess; // nothing large: no read-back needed
-            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc, large, single_size));
         }
         for(;;)
         {
@@ -330,8 +340,7 @@ struct segmented_runner
             dst = dst == keys_tmp ? keys_out : keys_tmp;
             vdst = vdst == values_tmp ? values_out : values_tmp;
             HIPFLASHSORT_RETURN_IF_ERROR(
-                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc));
-            HIPFLASHSORT_RETURN_IF_ERROR(read_large(large));
+                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc, large));
         }
     }
 };
@@ -346,7 +355,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
 {
     if(ord != order::ascending && ord != order::descending) return hipErrorInvalidValue;
     if(segments > std::numeric_limits<std::uint32_t>::max()) return hipErrorInvalidValue;
-    if(size > (std::numeric_limits<std::uint64_t>::max() >> 8)) return hipErrorInvalidValue;
+    if(size >= packed_segment::max_begin) return hipErrorInvalidValue;
     try
     {
         const segmented_plan<Key, Value> plan(size, segments);

@@ -45,7 +45,7 @@ struct class_limits
     std::uint64_t limit[16];
     unsigned int classes;
 
-    HIPFLASHSORT_DEVICE unsigned int of(std::uint64_t size) const
+    HIPFLASHSORT_HOST_DEVICE unsigned int of(std::uint64_t size) const
     {
         unsigned int c = 0;
         while(c < classes && size > limit[c]) c++;
@@ -65,47 +65,43 @@ HIPFLASHSORT_DEVICE void copy_single(const segment_range& r, const Key* keys_in,
     }
 }
 
+/// A listed segment of a small class in 8 bytes, begin << 12 | (size - 1): half the list traffic
+/// of a 16-byte range (segments of up to 4096 keys, begins below 2^52).
+struct packed_segment
+{
+    static constexpr unsigned int size_bits = 12;
+    static constexpr std::uint64_t max_begin = std::uint64_t(1) << (64 - size_bits);
+
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t pack(const segment_range& r)
+    {
+        return r.begin << size_bits | (r.end - r.begin - 1);
+    }
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t begin(std::uint64_t packed) { return packed >> size_bits; }
+    HIPFLASHSORT_HOST_DEVICE static unsigned int size(std::uint64_t packed)
+    {
+        return static_cast<unsigned int>(packed & ((1u << size_bits) - 1)) + 1;
+    }
+};
+
+/// Where one round's binning writes: class c (< classes) lists packed segments from
+/// small[c_offset[c]], the large ones go to `large` as ranges; counts[c] ends as the length of
+/// each list. Each region holds every segment its class could get (fixed from the sizes), so one
+/// pass bins without counting first.
+struct class_lists
+{
+    std::uint64_t* small;
+    segment_range* large;
+    std::uint64_t offset[16];
+};
+
+/// One pass over the round's segments: segments of one element are copied (when the output is
+/// elsewhere), the others listed in their class. The order inside a list does not matter, each
+/// segment is sorted on its own. Slots are reserved once per block and class (one global atomic
+/// each), not once per segment: per-segment atomics on one counter serialize in L2.
 template <class Source, class Key, class Value>
-__global__ void count_classes_kernel(Source source, std::uint64_t segments, class_limits limits,
-                                     unsigned int* counts, const Key* keys_in, Key* keys_out,
-                                     const Value* values_in, Value* values_out)
-{
-    __shared__ unsigned int local[17];
-    if(threadIdx.x <= limits.classes) local[threadIdx.x] = 0;
-    __syncthreads();
-    for(std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < segments;
-        i += std::uint64_t(gridDim.x) * blockDim.x)
-    {
-        const segment_range r = source(i);
-        const std::uint64_t size = r.end - r.begin;
-        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
-        if(size > 1) atomicAdd(&local[limits.of(size)], 1u);
-    }
-    __syncthreads();
-    if(threadIdx.x <= limits.classes && local[threadIdx.x] != 0) atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
-}
-
-// counts[0..classes] → offsets (exclusive scan) and cursors; one thread, at most 17 entries.
-// (A template so that the header-only library defines it once across translation units.)
-template <unsigned int Unused = 0>
-__global__ void class_offsets_kernel(const unsigned int* counts, unsigned int* offsets,
-                                            unsigned int* cursors, unsigned int classes)
-{
-    unsigned int running = 0;
-    for(unsigned int c = 0; c <= classes; c++)
-    {
-        offsets[c] = running;
-        cursors[c] = running;
-        running += counts[c];
-    }
-}
-
-// The order of segments inside a class list does not matter: each is sorted independently.
-// Slots are reserved once per block and class (one global atomic each), not once per segment:
-// per-segment atomics on one counter serialize in L2.
-template <class Source>
-__global__ void fill_classes_kernel(Source source, std::uint64_t segments, class_limits limits,
-                                    unsigned int* cursors, segment_range* lists)
+__global__ void bin_segments_kernel(Source source, std::uint64_t segments, class_limits limits, class_lists lists,
+                                    unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
+                                    Value* values_out)
 {
     __shared__ unsigned int local[17];
     __shared__ unsigned int base[17];
@@ -121,31 +117,36 @@ __global__ void fill_classes_kernel(Source source, std::uint64_t segments, class
         const std::uint64_t size = r.end - r.begin;
         const unsigned int cls = limits.of(size);
         unsigned int rank = 0;
+        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
         if(size > 1) rank = atomicAdd(&local[cls], 1u);
         __syncthreads();
         if(threadIdx.x <= limits.classes && local[threadIdx.x] != 0)
-            base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], local[threadIdx.x]);
+            base[threadIdx.x] = atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
         __syncthreads();
-        if(size > 1) lists[base[cls] + rank] = r;
+        if(size > 1)
+        {
+            if(cls < limits.classes) lists.small[lists.offset[cls] + base[cls] + rank] = packed_segment::pack(r);
+            else lists.large[base[cls] + rank] = r;
+        }
         __syncthreads();
     }
 }
 
 // ---------------------------------------------------------------- small segments
 
-/// The small classes' loop: the block is cut into groups of Group threads, and each group takes
-/// listed segments of class `cls` in turn, copies one into its LDS slice of Capacity keys (and
-/// values) and calls sort(range, size, member, keys, values) on it. The loop bound is uniform
-/// across the block, so the barriers inside are safe.
+/// The small classes' loop: the block is cut into groups of Group threads (Group at most a
+/// wavefront), and each group takes listed segments of class `cls` in turn, copies one into its LDS
+/// slice of Capacity keys (and values) and calls sort(range, size, member, keys, values) on it.
+/// A group lives inside one wavefront, so wavefront barriers order its LDS accesses and the
+/// wavefronts of a block never wait for each other: one whose segment is still loading does not
+/// hold up the others' sorting.
 template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, class Key, class Value, class Sort>
-HIPFLASHSORT_DEVICE void for_each_staged_segment(const segment_range* lists, const unsigned int* offsets,
-                                                 const unsigned int* counts, unsigned int cls, const Key* keys_in,
+HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsigned int count, const Key* keys_in,
                                                  const Value* values_in, Key* staged_keys, Value* staged_values,
                                                  Sort sort)
 {
+    static_assert(Group <= device_wavefront_size(), "a group must not span wavefronts");
     constexpr unsigned int groups = BlockSize / Group;
-    const unsigned int count = counts[cls];
-    const segment_range* list = lists + offsets[cls];
     const unsigned int group = threadIdx.x / Group;
     const unsigned int member = threadIdx.x % Group;
     Key* keys = staged_keys + group * Capacity;
@@ -153,16 +154,17 @@ HIPFLASHSORT_DEVICE void for_each_staged_segment(const segment_range* lists, con
     for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
     {
         const unsigned int index = first + group;
-        const segment_range r = index < count ? list[index] : segment_range{0, 0};
-        const unsigned int size = static_cast<unsigned int>(r.end - r.begin);
+        const std::uint64_t packed = index < count ? list[index] : 0;
+        const std::uint64_t begin = packed_segment::begin(packed);
+        const unsigned int size = index < count ? packed_segment::size(packed) : 0;
         for(unsigned int i = member; i < size; i += Group)
         {
-            keys[i] = keys_in[r.begin + i];
-            if constexpr(has_values<Value>) values[i] = values_in[r.begin + i];
+            keys[i] = keys_in[begin + i];
+            if constexpr(has_values<Value>) values[i] = values_in[begin + i];
         }
-        __syncthreads();
-        sort(r, size, member, keys, values);
-        __syncthreads();
+        wave_barrier();
+        sort(begin, size, member, keys, values);
+        wave_barrier();
     }
 }
 
@@ -171,16 +173,16 @@ HIPFLASHSORT_DEVICE void for_each_staged_segment(const segment_range* lists, con
 /// is stable.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Group, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
-    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
-    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, order ord)
 {
     using codec = radix_key_codec<Key>;
     constexpr unsigned int groups = BlockSize / Group;
     __shared__ Key keys[groups * Capacity];
     __shared__ Value values[has_values<Value> ? groups * Capacity : 1];
     for_each_staged_segment<BlockSize, Group, Capacity>(
-        lists, offsets, counts, cls, keys_in, values_in, keys, values,
-        [&](const segment_range& r, unsigned int size, unsigned int member, const Key* my_keys, const Value* my_values) {
+        list, count, keys_in, values_in, keys, values,
+        [&](std::uint64_t begin, unsigned int size, unsigned int member, const Key* my_keys, const Value* my_values) {
             for(unsigned int i = member; i < size; i += Group)
             {
                 const auto mine = codec::order_image(my_keys[i], ord);
@@ -190,18 +192,55 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
                     const auto theirs = codec::order_image(my_keys[j], ord);
                     rank += (theirs < mine) || (theirs == mine && j < i);
                 }
-                keys_out[r.begin + rank] = my_keys[i];
-                if constexpr(has_values<Value>) values_out[r.begin + rank] = my_values[i];
+                keys_out[begin + rank] = my_keys[i];
+                if constexpr(has_values<Value>) values_out[begin + rank] = my_values[i];
             }
         });
 }
 
-/// Writes the zeros of a staged float segment into their sorted run in input order: the run
-/// starts after the keys that sort below zero, and the i-th zero of the input goes to its i-th
-/// slot. Lane `member` of the logical wave owns staged positions [member * ItemsPerThread, +ItemsPerThread).
+/// Reads lane `member`'s ItemsPerThread consecutive keys of an LDS row in one access when they
+/// make an aligned word of 4, 8 or 16 bytes: read one by one, a blocked row puts ItemsPerThread
+/// lanes on each bank (4-way conflicts for 4 items, 75% of the network kernel's LDS wavefronts on
+/// an H100). `row` must be aligned to that word.
+template <class Key, unsigned int ItemsPerThread>
+struct blocked_lds
+{
+    static constexpr unsigned int bytes = sizeof(Key) * ItemsPerThread;
+    static constexpr bool vector = bytes == 4 || bytes == 8 || bytes == 16;
+    struct alignas(vector ? bytes : alignof(Key)) word
+    {
+        Key items[ItemsPerThread];
+    };
+
+    HIPFLASHSORT_DEVICE static void load(const Key* row, unsigned int member, Key (&items)[ItemsPerThread])
+    {
+        const word w = reinterpret_cast<const word*>(row)[member];
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++) items[j] = w.items[j];
+    }
+
+    HIPFLASHSORT_DEVICE static void store(Key* row, unsigned int member, const Key (&items)[ItemsPerThread])
+    {
+        word w;
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++) w.items[j] = items[j];
+        reinterpret_cast<word*>(row)[member] = w;
+    }
+};
+
+/// Copies a sorted LDS row to global memory, consecutive lanes on consecutive keys.
+template <unsigned int LogicalWave, class T>
+HIPFLASHSORT_DEVICE void copy_striped(const T* row, T* out, unsigned int size, unsigned int member)
+{
+    for(unsigned int i = member; i < size; i += LogicalWave) out[i] = row[i];
+}
+
+/// Puts the zeros of a float segment back in input order: the sorted row holds them as a run
+/// (-0 before +0) starting after the keys that sort below zero; the i-th zero of the input is
+/// written to the run's i-th slot. `original` is lane `member`'s blocked share of the input.
 template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void restore_zero_order(const Key* staged, Key* out, unsigned int size, unsigned int member,
-                                            order ord)
+HIPFLASHSORT_DEVICE void restore_zero_order(const Key (&original)[ItemsPerThread], Key* row, unsigned int size,
+                                            unsigned int member, order ord)
 {
     using codec = radix_key_codec<Key>;
     const auto zero_image = codec::order_image(Key(0), ord);
@@ -209,10 +248,9 @@ HIPFLASHSORT_DEVICE void restore_zero_order(const Key* staged, Key* out, unsigne
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
-        const unsigned int pos = member * ItemsPerThread + j;
-        if(pos < size)
+        if(member * ItemsPerThread + j < size)
         {
-            const auto image = codec::order_image(staged[pos], ord);
+            const auto image = codec::order_image(original[j], ord);
             below += image < zero_image;
             zeros += image == zero_image;
         }
@@ -230,73 +268,89 @@ HIPFLASHSORT_DEVICE void restore_zero_order(const Key* staged, Key* out, unsigne
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
-        const unsigned int pos = member * ItemsPerThread + j;
-        if(pos < size && codec::order_image(staged[pos], ord) == zero_image) out[slot++] = staged[pos];
+        if(member * ItemsPerThread + j < size && codec::order_image(original[j], ord) == zero_image)
+            row[slot++] = original[j];
     }
 }
 
 /// Keys without values: the network sorts bare 32-bit lossless images, with half the shuffles of
 /// an (image, position) composite. Equal images are equal keys, so the unstable network gives
 /// the stable result, with one exception: floats' -0 and +0 are equal keys with distinct images,
-/// and the network groups them by sign. Their run is then rewritten in input order
-/// (restore_zero_order). Padding takes the largest image, which decodes to a real key when it ties.
+/// and the network groups them by sign; their run is then rewritten in input order. Padding takes
+/// the largest image, which decodes to a real key when it ties.
+///
+/// The sorted keys go back to the LDS row and leave it in striped order, so that every global
+/// store of the wavefront writes consecutive keys.
 template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_images_only(const Key* staged, Key* out, unsigned int size, unsigned int member,
-                                          order ord)
+HIPFLASHSORT_DEVICE void sort_images_only(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
 {
     using codec = radix_key_codec<Key>;
+    using lds = blocked_lds<Key, ItemsPerThread>;
+    Key keys[ItemsPerThread];
+    lds::load(row, member, keys);
     std::uint32_t images[ItemsPerThread];
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
-        const unsigned int pos = member * ItemsPerThread + j;
-        images[j] = pos < size ? std::uint32_t(codec::lossless_image(staged[pos], ord)) : ~std::uint32_t(0);
+        const bool real = member * ItemsPerThread + j < size;
+        images[j] = real ? std::uint32_t(codec::lossless_image(keys[j], ord)) : ~std::uint32_t(0);
     }
     warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
+    Key sorted[ItemsPerThread];
     bool zeros = false;
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
-        const unsigned int to = member * ItemsPerThread + j;
-        const Key k = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
-        const bool zero = codec::is_float && to < size && k == Key(0);
-        zeros |= zero;
-        if(to < size && !zero) out[to] = k;
+        sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        zeros |= codec::is_float && member * ItemsPerThread + j < size && sorted[j] == Key(0);
     }
+    wave_barrier(); // every lane has read its items before any is overwritten
+    lds::store(row, member, sorted);
     if constexpr(codec::is_float)
     {
-        if(ballot(zeros) != 0) restore_zero_order<Key, LogicalWave, ItemsPerThread>(staged, out, size, member, ord);
+        if(ballot(zeros) != 0)
+        {
+            wave_barrier();
+            restore_zero_order<Key, LogicalWave, ItemsPerThread>(keys, row, size, member, ord);
+        }
     }
+    wave_barrier();
+    copy_striped<LogicalWave>(row, out, size, member);
 }
 
-/// Keys of floats, or with values: the network sorts (image << 32 | position), unique, so the
-/// result is the stable order; keys and values are then gathered from their staged copies.
+/// Keys with values: the network sorts (image << 32 | position), which is unique, so the result
+/// is the stable order; each lane then gathers its sorted keys and values from the row, puts them
+/// back in blocked order and the row is copied out striped, as for keys alone.
 template <class Key, class Value, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_composites(const Key* staged_keys, const Value* staged_values, Key* keys_out,
-                                         Value* values_out, std::uint64_t base, unsigned int size,
-                                         unsigned int member, order ord)
+HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* keys_out, Value* values_out,
+                                         unsigned int size, unsigned int member, order ord)
 {
     using codec = radix_key_codec<Key>;
+    Key keys[ItemsPerThread];
+    blocked_lds<Key, ItemsPerThread>::load(row_keys, member, keys);
     std::uint64_t composite[ItemsPerThread];
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
         const unsigned int pos = member * ItemsPerThread + j;
-        composite[j] = pos < size ? (std::uint64_t(codec::order_image(staged_keys[pos], ord)) << 32) | pos
-                                  : ~std::uint64_t(0);
+        composite[j] = pos < size ? (std::uint64_t(codec::order_image(keys[j], ord)) << 32) | pos : ~std::uint64_t(0);
     }
     warp_bitonic_sort<std::uint64_t, LogicalWave, ItemsPerThread>().sort(composite);
+    Value values[ItemsPerThread];
 #pragma unroll
     for(unsigned int j = 0; j < ItemsPerThread; j++)
     {
-        const unsigned int to = member * ItemsPerThread + j;
-        if(to < size)
-        {
-            const unsigned int from = static_cast<unsigned int>(composite[j] & 0xffffffffu);
-            keys_out[base + to] = staged_keys[from];
-            if constexpr(has_values<Value>) values_out[base + to] = staged_values[from];
-        }
+        // Padding (past size) gathers slot 0: any slot will do, it is never copied out.
+        const unsigned int from = member * ItemsPerThread + j < size ? static_cast<unsigned int>(composite[j]) : 0u;
+        keys[j] = row_keys[from];
+        values[j] = row_values[from];
     }
+    wave_barrier(); // every lane has gathered before any slot is overwritten
+    blocked_lds<Key, ItemsPerThread>::store(row_keys, member, keys);
+    blocked_lds<Value, ItemsPerThread>::store(row_values, member, values);
+    wave_barrier();
+    copy_striped<LogicalWave>(row_keys, keys_out, size, member);
+    copy_striped<LogicalWave>(row_values, values_out, size, member);
 }
 
 /// Segments up to LogicalWave * ItemsPerThread keys of at most 4 bytes, one logical wavefront
@@ -304,52 +358,50 @@ HIPFLASHSORT_DEVICE void sort_composites(const Key* staged_keys, const Value* st
 /// rank sort's O(m) compares per key.
 template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
 __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
-    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
-    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
     constexpr unsigned int groups = BlockSize / LogicalWave;
-    __shared__ Key keys[groups * capacity];
-    __shared__ Value values[has_values<Value> ? groups * capacity : 1];
+    // Aligned for blocked_lds's word reads of a lane's items.
+    __shared__ __align__(16) Key keys[groups * capacity];
+    __shared__ __align__(16) Value values[has_values<Value> ? groups * capacity : 1];
     for_each_staged_segment<BlockSize, LogicalWave, capacity>(
-        lists, offsets, counts, cls, keys_in, values_in, keys, values,
-        [&](const segment_range& r, unsigned int size, unsigned int member, const Key* my_keys, const Value* my_values) {
+        list, count, keys_in, values_in, keys, values,
+        [&](std::uint64_t begin, unsigned int size, unsigned int member, Key* my_keys, Value* my_values) {
             if constexpr(!has_values<Value>)
             {
                 (void)my_values;
-                sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + r.begin, size, member, ord);
+                sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
             }
             else
             {
-                sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out, values_out,
-                                                                          r.begin, size, member, ord);
+                sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out + begin,
+                                                                          values_out + begin, size, member, ord);
             }
         });
 }
 
-/// The block-level classes' loop: each block sorts listed segments of class `cls` with
-/// block_flash_sort in `storage` (static or dynamic LDS).
+/// The block-level classes' loop: each block sorts listed segments with block_flash_sort in
+/// `storage` (static or dynamic LDS).
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 HIPFLASHSORT_DEVICE void flash_sort_listed_segments(
-    typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type& storage, const segment_range* lists,
-    const unsigned int* offsets, const unsigned int* counts, unsigned int cls, const Key* keys_in, Key* keys_out,
-    const Value* values_in, Value* values_out, order ord)
+    typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type& storage, const std::uint64_t* list,
+    unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
 {
-    const unsigned int count = counts[cls];
-    const segment_range* list = lists + offsets[cls];
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
     {
-        const segment_range r = list[index];
+        const std::uint64_t begin = packed_segment::begin(list[index]);
         const Value* vin = nullptr;
         Value* vout = nullptr;
         if constexpr(has_values<Value>)
         {
-            vin = values_in + r.begin;
-            vout = values_out + r.begin;
+            vin = values_in + begin;
+            vout = values_out + begin;
         }
-        block_flash_sort<Key, Value, BlockSize, Capacity>().sort(storage, keys_in + r.begin, keys_out + r.begin, vin,
-                                                                 vout, static_cast<unsigned int>(r.end - r.begin), ord);
+        block_flash_sort<Key, Value, BlockSize, Capacity>().sort(storage, keys_in + begin, keys_out + begin, vin,
+                                                                 vout, packed_segment::size(list[index]), ord);
         __syncthreads();
     }
 }
@@ -357,12 +409,12 @@ HIPFLASHSORT_DEVICE void flash_sort_listed_segments(
 /// One block per segment of up to Capacity keys: block_flash_sort.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize) void flash_sort_segments_kernel(
-    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
-    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, order ord)
 {
     __shared__ typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type storage;
-    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(storage, lists, offsets, counts, cls, keys_in,
-                                                                keys_out, values_in, values_out, ord);
+    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(storage, list, count, keys_in, keys_out, values_in,
+                                                                values_out, ord);
 }
 
 // ---------------------------------------------------------------- partition of large segments
@@ -575,14 +627,13 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
 /// of static shared memory NVIDIA allows without opt-in).
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize) void flash_sort_segments_dynamic_kernel(
-    const segment_range* lists, const unsigned int* offsets, const unsigned int* counts, unsigned int cls,
-    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, order ord)
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, order ord)
 {
     using storage_type = typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type;
     extern __shared__ __align__(16) unsigned char dynamic_lds[];
-    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(*reinterpret_cast<storage_type*>(dynamic_lds), lists,
-                                                                offsets, counts, cls, keys_in, keys_out, values_in,
-                                                                values_out, ord);
+    flash_sort_listed_segments<Key, Value, BlockSize, Capacity>(*reinterpret_cast<storage_type*>(dynamic_lds), list,
+                                                                count, keys_in, keys_out, values_in, values_out, ord);
 }
 
 } // namespace detail
