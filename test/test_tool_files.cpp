@@ -1,7 +1,9 @@
 // The sort command's files, host only: round trips, parse errors with line numbers, the stable
-// k-way merge of runs in hipflashsort's order, and nothing written when a sort fails.
+// merge of runs in rounds of windows (the GPU's sort played by the host) in hipflashsort's order,
+// and nothing written when a sort fails.
 #include <gtest/gtest.h>
 
+#include "../clients/tool/device_merge.hpp"
 #include "../clients/tool/file_io.hpp"
 
 #include <hipflashsort/thread/radix_key_codec.hpp>
@@ -248,9 +250,26 @@ void check_merge(bool descending, std::uint64_t seed)
         at += n;
     }
     {
+        // The GPU's part of the merge, on the host: a stable sort by the same order images.
         tool::output_sink out(o, l, keys.size());
         tool::progress quiet(false);
-        tool::merge_runs(l, runs, out, 4096, quiet); // tiny buffers: many refills
+        const std::size_t capacity = 2048 + 4 * runs.size(); // small: many rounds and refills
+        std::vector<Key> device_keys(capacity);
+        std::vector<std::uint32_t> device_values(capacity), order(capacity);
+        std::vector<unsigned char> windows(capacity * (sizeof(Key) + 4));
+        const auto upload = [&](const void* k, const void* v, std::size_t at, std::size_t n) {
+            std::memcpy(&device_keys[at], k, n * sizeof(Key));
+            std::memcpy(&device_values[at], v, n * 4);
+        };
+        const auto sort_and_write = [&](std::size_t n) {
+            std::iota(order.begin(), order.begin() + n, 0u);
+            std::stable_sort(order.begin(), order.begin() + n, [&](std::uint32_t a, std::uint32_t b) {
+                return codec::order_image(device_keys[a], ord) < codec::order_image(device_keys[b], ord);
+            });
+            for(std::size_t i = 0; i < n; i++) out.write(&device_keys[order[i]], &device_values[order[i]], 1);
+        };
+        tool::merge_runs(l, runs, tool::merge_device{capacity, windows.data(), windows.size(), upload, sort_and_write},
+                         quiet);
         out.commit();
     }
     runs.clear();

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <queue>
 #include <csignal>
 #include <sys/stat.h>
 #include <type_traits>
@@ -327,80 +326,6 @@ void output_sink::commit()
                          " is out of order; nothing written");
     keys_file_->commit();
     if(values_file_) values_file_->commit();
-}
-
-namespace {
-
-template <class Key>
-void merge_typed(const layout& l, std::deque<run>& runs, output_sink& out, std::size_t buffer_bytes, progress& p)
-{
-    using codec = hipflashsort::radix_key_codec<Key>;
-    using image_type = typename codec::bit_key_type;
-    const auto ord = l.descending ? hipflashsort::order::descending : hipflashsort::order::ascending;
-    const std::size_t vb = l.value_bytes();
-    const std::size_t per_run = std::max<std::size_t>(1024, buffer_bytes / runs.size() / (sizeof(Key) + vb));
-    struct cursor
-    {
-        std::unique_ptr<binary_reader> keys, values;
-        std::vector<Key> k;
-        std::vector<unsigned char> v;
-        std::size_t at = 0, size = 0, vb = 0;
-        std::uint64_t left = 0;
-        bool refill() // false when the run is exhausted
-        {
-            size = static_cast<std::size_t>(std::min<std::uint64_t>(k.size(), left));
-            keys->read(k.data(), size * sizeof(Key));
-            if(values) values->read(v.data(), size * vb);
-            left -= size;
-            at = 0;
-            return size != 0;
-        }
-    };
-    std::vector<cursor> cursors(runs.size());
-    // Min-heap on (image, run): ties leave in run order, which keeps the sort stable.
-    using entry = std::pair<image_type, std::uint32_t>;
-    std::priority_queue<entry, std::vector<entry>, std::greater<entry>> heap;
-    std::uint64_t total = 0;
-    for(std::size_t r = 0; r < runs.size(); r++)
-    {
-        cursor& c = cursors[r];
-        c.keys = std::make_unique<binary_reader>(runs[r].keys.path());
-        if(vb) c.values = std::make_unique<binary_reader>(runs[r].values.path());
-        c.k.resize(static_cast<std::size_t>(std::min<std::uint64_t>(per_run, runs[r].count)));
-        c.vb = vb;
-        c.v.resize(c.k.size() * vb);
-        c.left = runs[r].count;
-        total += runs[r].count;
-        if(c.refill()) heap.emplace(codec::order_image(c.k[c.at], ord), static_cast<std::uint32_t>(r));
-    }
-    p.start("merge " + std::to_string(runs.size()) + " runs", total);
-    const std::size_t batch = std::size_t(1 << 20) / (sizeof(Key) + vb);
-    std::vector<Key> keys(batch);
-    std::vector<unsigned char> values(batch * vb);
-    std::size_t used = 0;
-    while(!heap.empty())
-    {
-        const std::uint32_t r = heap.top().second;
-        heap.pop();
-        cursor& c = cursors[r];
-        keys[used] = c.k[c.at];
-        if(vb) std::memcpy(values.data() + used * vb, c.v.data() + c.at * vb, vb);
-        if(++c.at < c.size || c.refill()) heap.emplace(codec::order_image(c.k[c.at], ord), r);
-        if(++used == batch || heap.empty())
-        {
-            out.write(keys.data(), values.data(), used);
-            p.advance(used);
-            used = 0;
-        }
-    }
-}
-
-} // namespace
-
-void merge_runs(const layout& l, std::deque<run>& runs, output_sink& out, std::size_t buffer_bytes, progress& p)
-{
-    if(runs.empty()) return;
-    visit(l.key, [&](auto zero) { merge_typed<decltype(zero)>(l, runs, out, buffer_bytes, p); });
 }
 
 void progress::start(const std::string& phase, std::uint64_t total)

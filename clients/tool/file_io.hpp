@@ -1,7 +1,7 @@
 // Files of the `sort` command, host only (CI tests them without a GPU): binary and text element
-// files, temporary files renamed into place, sorted run files, their stable k-way merge and the
-// order check. The order is hipflashsort's own (radix_key_codec), so the check and the merge
-// agree with the GPU sort on ±0 and NaNs.
+// files, temporary files renamed into place, sorted run files (merged on the GPU,
+// device_merge.hpp) and the order check. The order is hipflashsort's own (radix_key_codec), so
+// the check agrees with the GPU sort on ±0 and NaNs.
 #ifndef HIPFLASHSORT_CLIENTS_TOOL_FILE_IO_HPP_
 #define HIPFLASHSORT_CLIENTS_TOOL_FILE_IO_HPP_
 
@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -179,11 +178,6 @@ struct run
     temp_file keys, values;
     std::uint64_t count = 0;
 };
-
-/// Merges sorted runs into `out`. Stable: runs hold consecutive parts of the input in order and
-/// equal keys leave the heap by run index, so the whole out-of-core sort is stable. Host memory:
-/// about `buffer_bytes` of read buffers split over the runs, plus a 1 MiB output batch.
-void merge_runs(const layout& l, std::deque<run>& runs, output_sink& out, std::size_t buffer_bytes, progress& p);
 
 } // namespace tool
 

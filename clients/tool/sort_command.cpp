@@ -1,14 +1,18 @@
 // The GPU side of `hipflashsort sort`: chunk sizing against the device budget, device and pinned
-// buffers, the library's two-phase sort, HIP errors mapped to exit codes.
+// buffers, the library's two-phase sort, HIP errors mapped to exit codes; the merge of the runs
+// is in device_merge.cpp.
 //
 // Memory bounds. Device: each chunk is sorted in place (the library allows keys_in == keys_out),
-// so a chunk of n elements uses n * (key + value bytes) plus the temporary storage the library
-// reports for n (about one more copy plus 0.6 bytes per key); n is the largest that keeps this
-// under --max-device-memory (default 80% of the free device memory). Host: one 64 MiB pinned
-// staging buffer while chunks move, then 256 MiB of read buffers shared by the runs (at most
-// 256 runs) while merging, plus 1 MiB batches: below about 260 MiB whatever the file size.
+// so a chunk of C elements uses C * (key + value bytes) plus the temporary storage the library
+// reports for C (about one more copy plus 1.3 bytes per key); C is the largest that keeps this
+// under --max-device-memory (default 80% of the free device memory). The merge of the k runs
+// (k <= 256 and k <= C) sorts in the same buffers. Host: one pinned staging buffer of at most
+// 64 MiB (chunks move through it, and the merge's output), plus, while merging, pinned windows of
+// W elements per run with k * W * (key + value bytes) at most 512 MiB (and k * W <= C): below
+// about 580 MiB of pinned memory whatever the file size.
 #include "sort_command.hpp"
 
+#include "device_merge.hpp"
 #include "file_io.hpp"
 
 #include <hipflashsort/hipflashsort.hpp>
@@ -22,8 +26,7 @@ namespace tool {
 namespace {
 
 constexpr std::size_t staging_bytes = std::size_t(64) << 20;
-constexpr std::size_t merge_buffer_bytes = std::size_t(256) << 20;
-constexpr std::uint64_t max_runs = 256; // two open files each while merging
+constexpr std::uint64_t max_runs = 256; // two open files each while merging; at most C too
 constexpr std::size_t alignment_slack = 3 * 4096; // hipMalloc rounds each of the three buffers up
 
 void check(hipError_t e, const std::string& what)
@@ -31,6 +34,20 @@ void check(hipError_t e, const std::string& what)
     if(e == hipErrorOutOfMemory) throw tool_error("out of device memory during " + what, exit_out_of_memory);
     if(e != hipSuccess) throw tool_error(what + ": " + hipGetErrorString(e));
 }
+
+struct pinned_buffer
+{
+    unsigned char* ptr = nullptr;
+    std::size_t bytes;
+    pinned_buffer(std::size_t size, const std::string& purpose) : bytes(size)
+    {
+        if(hipHostMalloc(reinterpret_cast<void**>(&ptr), bytes, 0) != hipSuccess)
+            throw tool_error("cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory for " + purpose);
+    }
+    ~pinned_buffer() { (void)hipHostFree(ptr); }
+    pinned_buffer(const pinned_buffer&) = delete;
+    pinned_buffer& operator=(const pinned_buffer&) = delete;
+};
 
 struct device_buffer
 {
@@ -45,20 +62,6 @@ struct device_buffer
     ~device_buffer() { (void)hipFree(ptr); }
     device_buffer(const device_buffer&) = delete;
     device_buffer& operator=(const device_buffer&) = delete;
-};
-
-struct pinned_buffer
-{
-    unsigned char* ptr = nullptr;
-    std::size_t bytes;
-    explicit pinned_buffer(std::size_t size) : bytes(size)
-    {
-        if(hipHostMalloc(reinterpret_cast<void**>(&ptr), bytes, 0) != hipSuccess)
-            throw tool_error("cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory");
-    }
-    ~pinned_buffer() { (void)hipHostFree(ptr); }
-    pinned_buffer(const pinned_buffer&) = delete;
-    pinned_buffer& operator=(const pinned_buffer&) = delete;
 };
 
 // Value is void for keys only; values travel as unsigned integers of their size.
@@ -91,10 +94,11 @@ std::size_t chunk_size(std::uint64_t count, std::uint64_t budget, std::size_t el
                              std::to_string(need(1)) + " bytes one element needs",
                          exit_out_of_memory);
     const std::uint64_t runs = (count + n - 1) / n;
-    if(runs > max_runs)
+    const std::uint64_t most = std::min<std::uint64_t>(max_runs, n); // the merge loads >= 1 element per run
+    if(runs > most)
         throw tool_error("device memory budget of " + std::to_string(budget) + " bytes would need " +
                              std::to_string(runs) + " runs of " + std::to_string(n) + " elements (at most " +
-                             std::to_string(max_runs) + "); raise --max-device-memory",
+                             std::to_string(most) + "); raise --max-device-memory",
                          exit_out_of_memory);
     return n;
 }
@@ -139,6 +143,9 @@ void download(const void* keys, const void* values, std::size_t n, std::size_t k
     }
 }
 
+// Pinned host memory for the merge's windows: more only means fewer, larger rounds.
+constexpr std::size_t merge_window_bytes = std::size_t(512) << 20;
+
 template <class Key, class Value>
 void sort_file(const sort_options& o, const layout& l, binary_input& keys, binary_input* values, output_sink& out,
                progress& p)
@@ -148,11 +155,18 @@ void sort_file(const sort_options& o, const layout& l, binary_input& keys, binar
     const std::size_t chunk = chunk_size<Key, Value>(keys.count, budget, kb + vb);
     const std::uint64_t chunks = (keys.count + chunk - 1) / chunk;
     const auto ord = l.descending ? hipflashsort::order::descending : hipflashsort::order::ascending;
+    std::size_t temp_capacity = temp_bytes<Key, Value>(chunk);
+    device_buffer d_keys(chunk * kb, budget), d_values(chunk * vb, budget), d_temp(temp_capacity, budget);
+    pinned_buffer staging(static_cast<std::size_t>(std::min<std::uint64_t>(staging_bytes, keys.count * (kb + vb))),
+                          "staging");
+    auto sort = [&](std::size_t n) { // in place, then waits
+        check(device_sort(d_temp.ptr, temp_capacity, static_cast<Key*>(d_keys.ptr), static_cast<Value*>(d_values.ptr),
+                          n, ord),
+              "sort");
+        check(hipDeviceSynchronize(), "sort");
+    };
     std::deque<run> runs;
     {
-        std::size_t temp_capacity = temp_bytes<Key, Value>(chunk);
-        device_buffer d_keys(chunk * kb, budget), d_values(chunk * vb, budget), d_temp(temp_capacity, budget);
-        pinned_buffer staging(static_cast<std::size_t>(std::min<std::uint64_t>(staging_bytes, keys.count * (kb + vb))));
         binary_reader key_in(keys.path);
         std::unique_ptr<binary_reader> value_in(values ? new binary_reader(values->path) : nullptr);
         for(std::uint64_t c = 0; c < chunks; c++)
@@ -163,10 +177,7 @@ void sort_file(const sort_options& o, const layout& l, binary_input& keys, binar
             upload(key_in, d_keys.ptr, n * kb, staging, p);
             if(value_in) upload(*value_in, d_values.ptr, n * vb, staging, p);
             p.start(name + "sort", 1);
-            check(device_sort(d_temp.ptr, temp_capacity, static_cast<Key*>(d_keys.ptr), static_cast<Value*>(d_values.ptr),
-                              n, ord),
-                  "sort");
-            check(hipDeviceSynchronize(), "sort");
+            sort(n);
             p.advance(1);
             p.start(name + (chunks > 1 ? "download" : "download and write"), n * (kb + vb));
             if(chunks == 1)
@@ -184,8 +195,21 @@ void sort_file(const sort_options& o, const layout& l, binary_input& keys, binar
             r.keys.close();
             r.values.close();
         }
-    } // device and pinned memory go back before the merge
-    merge_runs(l, runs, out, merge_buffer_bytes, p);
+    } // the input files close before the merge
+    pinned_buffer windows(std::min(merge_window_bytes, chunk * (kb + vb)), "the merge windows");
+    const auto upload_piece = [&](const void* k, const void* v, std::size_t at, std::size_t n) {
+        check(hipMemcpyAsync(static_cast<char*>(d_keys.ptr) + at * kb, k, n * kb, hipMemcpyHostToDevice, 0),
+              "merge upload");
+        if(vb)
+            check(hipMemcpyAsync(static_cast<char*>(d_values.ptr) + at * vb, v, n * vb, hipMemcpyHostToDevice, 0),
+                  "merge upload");
+    };
+    const auto sort_and_write = [&](std::size_t n) {
+        sort(n);
+        download(d_keys.ptr, d_values.ptr, n, kb, vb, staging, p,
+                 [&](const void* k, const void* v, std::size_t m) { out.write(k, v, m); });
+    };
+    merge_runs(l, runs, merge_device{chunk, windows.ptr, windows.bytes, upload_piece, sort_and_write}, p);
 }
 
 } // namespace

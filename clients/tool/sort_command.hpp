@@ -1,5 +1,5 @@
 // `hipflashsort sort`: a file of keys (and values) sorted on the GPU, out of core when it does not
-// fit: GPU-sized chunks become sorted run files, merged on the host (file_io.hpp).
+// fit: GPU-sized chunks become sorted run files, merged on the GPU (device_merge.hpp).
 #ifndef HIPFLASHSORT_CLIENTS_TOOL_SORT_COMMAND_HPP_
 #define HIPFLASHSORT_CLIENTS_TOOL_SORT_COMMAND_HPP_
 
