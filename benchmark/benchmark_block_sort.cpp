@@ -153,6 +153,31 @@ __global__ __launch_bounds__(Block) void flash_kernel(const Key* keys_in, Key* k
     sorter().sort(storage, keys_in + base, keys_out + base, vin, vout, size);
 }
 
+/// The frame of the register-tile sorts: block b loads its tile (from element `base`) blocked
+/// into registers, a partial tile padded with the maximal key, calls sort(keys) or
+/// sort(keys, values) and stores the tile back. Values are null for keys only.
+template <class Key, class Value, unsigned int ItemsPerThread, bool Full, class Sort>
+HIPFLASHSORT_DEVICE void sort_tile_in_registers(const Key* keys_in, Key* keys_out, const Value* values_in,
+                                                Value* values_out, std::size_t base, unsigned int size, Sort sort)
+{
+    Key keys[ItemsPerThread];
+    load_blocked<Full>(keys_in + base, keys, size, max_key<Key>());
+    if constexpr(has_values<Value>)
+    {
+        Value values[ItemsPerThread];
+        load_blocked<Full>(values_in + base, values, size, Value{});
+        sort(keys, values);
+        store_blocked<Full>(values_out + base, values, size);
+    }
+    else
+    {
+        (void)values_in;
+        (void)values_out;
+        sort(keys);
+    }
+    store_blocked<Full>(keys_out + base, keys, size);
+}
+
 /// Block b sorts its tile in registers with block_bitonic_sort (full-tile or valid_items API).
 template <class Key, class Value, unsigned int Block, unsigned int Tile, bool Full>
 __global__ __launch_bounds__(Block) void bitonic_kernel(const Key* keys_in, Key* keys_out, const Value* values_in,
@@ -160,31 +185,14 @@ __global__ __launch_bounds__(Block) void bitonic_kernel(const Key* keys_in, Key*
 {
     using cfg = config<Key, Value, Block, Tile>;
     using sorter = typename cfg::bitonic_type;
-    constexpr unsigned int ipt = cfg::items_per_thread;
     __shared__ typename sorter::storage_type storage;
-    const std::size_t base = std::size_t(blockIdx.x) * Tile;
-    Key keys[ipt];
-    load_blocked<Full>(keys_in + base, keys, size, max_key<Key>());
-    if constexpr(has_values<Value>)
-    {
-        Value values[ipt];
-        load_blocked<Full>(values_in + base, values, size, Value{});
-        if constexpr(Full)
-            sorter().sort(storage, keys, values);
-        else
-            sorter().sort(storage, keys, values, size);
-        store_blocked<Full>(values_out + base, values, size);
-    }
-    else
-    {
-        (void)values_in;
-        (void)values_out;
-        if constexpr(Full)
-            sorter().sort(storage, keys);
-        else
-            sorter().sort(storage, keys, size);
-    }
-    store_blocked<Full>(keys_out + base, keys, size);
+    sort_tile_in_registers<Key, Value, cfg::items_per_thread, Full>(
+        keys_in, keys_out, values_in, values_out, std::size_t(blockIdx.x) * Tile, size, [&](auto&... items) {
+            if constexpr(Full)
+                sorter().sort(storage, items...);
+            else
+                sorter().sort(storage, items..., size);
+        });
 }
 
 /// Block b sorts its tile with the vendor's block radix sort; a partial tile is padded with the
@@ -195,33 +203,15 @@ __global__ __launch_bounds__(Block) void vendor_kernel(const Key* keys_in, Key* 
 {
     using cfg = config<Key, Value, Block, Tile>;
     using sorter = typename cfg::vendor_type;
-    constexpr unsigned int ipt = cfg::items_per_thread;
     __shared__ typename cfg::vendor_storage storage;
-    const std::size_t base = std::size_t(blockIdx.x) * Tile;
-    Key keys[ipt];
-    load_blocked<Full>(keys_in + base, keys, size, max_key<Key>());
-    if constexpr(has_values<Value>)
-    {
-        Value values[ipt];
-        load_blocked<Full>(values_in + base, values, size, Value{});
+    sort_tile_in_registers<Key, Value, cfg::items_per_thread, Full>(
+        keys_in, keys_out, values_in, values_out, std::size_t(blockIdx.x) * Tile, size, [&](auto&... items) {
 #if defined(__HIP_PLATFORM_NVIDIA__)
-        sorter(storage).Sort(keys, values);
+            sorter(storage).Sort(items...);
 #else
-        sorter().sort(keys, values, storage);
+            sorter().sort(items..., storage);
 #endif
-        store_blocked<Full>(values_out + base, values, size);
-    }
-    else
-    {
-        (void)values_in;
-        (void)values_out;
-#if defined(__HIP_PLATFORM_NVIDIA__)
-        sorter(storage).Sort(keys);
-#else
-        sorter().sort(keys, storage);
-#endif
-    }
-    store_blocked<Full>(keys_out + base, keys, size);
+        });
 }
 
 template <class Key, class Value, unsigned int Block, unsigned int Tile>
