@@ -10,6 +10,7 @@
 // shapes for u32 and float, 16-byte values on a few) so that the test compiles in reasonable time
 // for several AMD targets; the host-side checking is instantiated per key/value pair only.
 #include "common/test_utils.hpp"
+#include "common/wave_sort_tests.hpp"
 
 #include <hipflashsort/thread/thread_sorting_network.hpp>
 #include <hipflashsort/warp/warp_bitonic_sort.hpp>
@@ -28,16 +29,9 @@ namespace {
 
 using hipflashsort::empty_type;
 using hipflashsort::order;
+using namespace wave_sort_tests;
 
 enum class algorithm { bitonic, rank };
-
-/// A 16-byte value whose fields check each other, so a torn or mixed-up value is caught.
-struct wide_value
-{
-    std::uint32_t index;
-    std::uint32_t check;
-    std::uint64_t pattern;
-};
 
 constexpr unsigned int blocks = 8; // >= 8 arrays even at full width: every valid_items case occurs
 
@@ -94,15 +88,6 @@ __global__ __launch_bounds__(hipflashsort::device_wavefront_size()) void warp_so
 
 template <class Key>
 using codec_of = hipflashsort::radix_key_codec<Key>;
-
-template <class Value>
-Value value_of_index(unsigned int index)
-{
-    if constexpr(std::is_same<Value, wide_value>::value)
-        return wide_value{index, index * 2654435761u, std::uint64_t(index) * 0x9E3779B97F4A7C15ull};
-    else
-        return Value(index);
-}
 
 template <class Value>
 bool index_of_value(const Value& value, unsigned int& index)
@@ -230,28 +215,6 @@ std::vector<unsigned int> make_valid_items(unsigned int arrays, unsigned int n, 
     return valid;
 }
 
-/// Collects the first few mismatches of one launch instead of flooding the log.
-class mismatch_log
-{
-public:
-    template <class... Args>
-    void add(const Args&... args)
-    {
-        if(count_++ < 8)
-        {
-            std::ostringstream line;
-            (line << ... << args);
-            text_ += line.str() + "\n";
-        }
-    }
-    unsigned int count() const { return count_; }
-    const std::string& text() const { return text_; }
-
-private:
-    unsigned int count_ = 0;
-    std::string text_;
-};
-
 template <class Key, class Value>
 void check_array(algorithm algo, const Key* in_keys, const Key* out_keys, const Value* out_values,
                  unsigned int base, unsigned int n, unsigned int valid, order ord, mismatch_log& log)
@@ -311,26 +274,6 @@ void check_array(algorithm algo, const Key* in_keys, const Key* out_keys, const 
     }
 }
 
-/// Device buffers of one shape, reused by every launch of a test.
-template <class Key, class Value>
-struct device_buffers
-{
-    Key* keys_in = nullptr;
-    Key* keys_out = nullptr;
-    Value* values_in = nullptr;
-    Value* values_out = nullptr;
-    unsigned int* valid = nullptr;
-
-    ~device_buffers()
-    {
-        (void)hipFree(keys_in);
-        (void)hipFree(keys_out);
-        (void)hipFree(values_in);
-        (void)hipFree(values_out);
-        (void)hipFree(valid);
-    }
-};
-
 template <class Key, class Value>
 using launch_function = void (*)(unsigned int hardware, const Key*, const Value*, Key*, Value*, const unsigned int*,
                                  order);
@@ -360,14 +303,7 @@ void test_sort(unsigned int logical_wave_size, unsigned int items_per_thread, al
     const size_t count = size_t(arrays) * n;
 
     device_buffers<Key, Value> d;
-    HIP_CHECK(hipMalloc(&d.keys_in, count * sizeof(Key)));
-    HIP_CHECK(hipMalloc(&d.keys_out, count * sizeof(Key)));
-    HIP_CHECK(hipMalloc(&d.valid, arrays * sizeof(unsigned int)));
-    if(pairs)
-    {
-        HIP_CHECK(hipMalloc(&d.values_in, count * sizeof(Value)));
-        HIP_CHECK(hipMalloc(&d.values_out, count * sizeof(Value)));
-    }
+    HIP_CHECK(d.allocate(count, arrays));
 
     std::vector<Value> values(count);
     if constexpr(pairs)
@@ -386,19 +322,16 @@ void test_sort(unsigned int logical_wave_size, unsigned int items_per_thread, al
                 const std::vector<Key> keys = make_keys<Key>(count, n, dist, ord, rng);
                 const std::vector<unsigned int> valid = make_valid_items(arrays, n, rng);
                 HIP_CHECK(hipMemcpy(d.keys_in, keys.data(), count * sizeof(Key), hipMemcpyHostToDevice));
-                HIP_CHECK(hipMemcpy(d.valid, valid.data(), arrays * sizeof(unsigned int), hipMemcpyHostToDevice));
-                HIP_CHECK(hipMemset(d.keys_out, 0xA5, count * sizeof(Key)));
-                if(pairs) HIP_CHECK(hipMemset(d.values_out, 0xA5, count * sizeof(Value)));
+                HIP_CHECK(hipMemcpy(d.sizes, valid.data(), arrays * sizeof(unsigned int), hipMemcpyHostToDevice));
+                HIP_CHECK(d.poison_outputs());
 
-                launch(hardware, d.keys_in, d.values_in, d.keys_out, d.values_out, partial ? d.valid : nullptr, ord);
+                launch(hardware, d.keys_in, d.values_in, d.keys_out, d.values_out, partial ? d.sizes : nullptr, ord);
                 HIP_CHECK(hipGetLastError());
                 HIP_CHECK(hipDeviceSynchronize());
 
-                std::vector<Key> out_keys(count);
-                std::vector<Value> out_values(count);
-                HIP_CHECK(hipMemcpy(out_keys.data(), d.keys_out, count * sizeof(Key), hipMemcpyDeviceToHost));
-                if(pairs)
-                    HIP_CHECK(hipMemcpy(out_values.data(), d.values_out, count * sizeof(Value), hipMemcpyDeviceToHost));
+                std::vector<Key> out_keys;
+                std::vector<Value> out_values;
+                HIP_CHECK(d.download(out_keys, out_values));
 
                 mismatch_log log;
                 for(unsigned int a = 0; a < arrays; a++)
@@ -421,25 +354,6 @@ void test_sort()
                           launch_warp_sort<Key, Value, LogicalWaveSize, ItemsPerThread, Algorithm>);
 }
 
-template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread>
-struct shape
-{
-    using key_type = Key;
-    using value_type = Value;
-    static constexpr unsigned int logical_wave_size = LogicalWaveSize;
-    static constexpr unsigned int items_per_thread = ItemsPerThread;
-};
-
-template <class T>
-std::string type_name()
-{
-    if(std::is_same<T, float>::value) return "f32";
-    if(std::is_same<T, double>::value) return "f64";
-    if(std::is_same<T, empty_type>::value) return "keys";
-    if(std::is_same<T, wide_value>::value) return "wide";
-    return (std::is_signed<T>::value ? "i" : "u") + std::to_string(8 * sizeof(T));
-}
-
 struct shape_names
 {
     template <class Shape>
@@ -455,16 +369,6 @@ struct shape_names
 template <class Key>
 class WarpSortKeyTypes : public ::testing::Test {};
 
-using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
-                                   std::int16_t, std::int32_t, std::int64_t, float, double>;
-struct key_names
-{
-    template <class Key>
-    static std::string GetName(int)
-    {
-        return type_name<Key>();
-    }
-};
 TYPED_TEST_SUITE(WarpSortKeyTypes, key_types, key_names);
 
 TYPED_TEST(WarpSortKeyTypes, BitonicKeys)

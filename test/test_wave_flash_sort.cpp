@@ -12,6 +12,7 @@
 // the hardware one are not compiled and are skipped at run time.
 #include "common/sort_reference.hpp"
 #include "common/test_utils.hpp"
+#include "common/wave_sort_tests.hpp"
 
 #include <hipflashsort/warp/wave_flash_sort.hpp>
 
@@ -29,14 +30,7 @@ namespace {
 using hipflashsort::empty_type;
 using hipflashsort::order;
 using test_utils::distribution;
-
-/// A 16-byte value whose fields check each other, so a torn or mixed-up value is caught.
-struct wide_value
-{
-    std::uint32_t index;
-    std::uint32_t check;
-    std::uint64_t pattern;
-};
+using namespace wave_sort_tests;
 
 // Per block, at most this much LDS (NVIDIA's static limit is 48 KiB); a larger single wavefront's
 // storage still gets a block of its own.
@@ -87,19 +81,6 @@ wave_flash_sort_kernel(const Key* keys_in, Key* keys_out, const Value* values_in
 template <class Key>
 using codec_of = hipflashsort::radix_key_codec<Key>;
 
-template <class Value>
-Value value_of_index(unsigned int index)
-{
-    if constexpr(std::is_same<Value, wide_value>::value)
-        return wide_value{index, index * 2654435761u, std::uint64_t(index) * 0x9E3779B97F4A7C15ull};
-    else if constexpr(std::is_same<Value, std::uint64_t>::value)
-        return (std::uint64_t(~index) << 32) | index; // both halves must move
-    else if constexpr(std::is_same<Value, std::uint32_t>::value)
-        return index;
-    else
-        return Value{}; // empty_type
-}
-
 template <class T>
 T poison()
 {
@@ -115,28 +96,6 @@ std::string bits_of(Key k)
     s << "0x" << std::hex << static_cast<unsigned long long>(codec_of<Key>::to_bits(k));
     return s.str();
 }
-
-/// Collects the first few mismatches of one launch instead of flooding the log.
-class mismatch_log
-{
-public:
-    template <class... Args>
-    void add(const Args&... args)
-    {
-        if(count_++ < 8)
-        {
-            std::ostringstream line;
-            (line << ... << args);
-            text_ += line.str() + "\n";
-        }
-    }
-    unsigned int count() const { return count_; }
-    const std::string& text() const { return text_; }
-
-private:
-    unsigned int count_ = 0;
-    std::string text_;
-};
 
 // The edge sizes in turn, then a random one; none above the capacity.
 std::vector<unsigned int> make_sizes(unsigned int arrays, unsigned int lanes, unsigned int capacity,
@@ -205,26 +164,6 @@ void check_array(const std::vector<Key>& in_keys, const std::vector<Value>& in_v
     }
 }
 
-/// Device buffers of one test, freed on every exit path.
-template <class Key, class Value>
-struct device_buffers
-{
-    Key* keys_in = nullptr;
-    Key* keys_out = nullptr;
-    Value* values_in = nullptr;
-    Value* values_out = nullptr;
-    unsigned int* sizes = nullptr;
-
-    ~device_buffers()
-    {
-        (void)hipFree(keys_in);
-        (void)hipFree(keys_out);
-        (void)hipFree(values_in);
-        (void)hipFree(values_out);
-        (void)hipFree(sizes);
-    }
-};
-
 template <class Key, class Value>
 using launch_function = void (*)(unsigned int blocks, const Key*, Key*, const Value*, Value*, const unsigned int*,
                                  order);
@@ -273,17 +212,11 @@ void test_sort(launch_shape shape, launch_function<Key, Value> launch)
     const std::size_t count = std::size_t(arrays) * capacity;
 
     device_buffers<Key, Value> d;
-    HIP_CHECK(hipMalloc(&d.keys_in, count * sizeof(Key)));
-    HIP_CHECK(hipMalloc(&d.keys_out, count * sizeof(Key)));
-    HIP_CHECK(hipMalloc(&d.sizes, arrays * sizeof(unsigned int)));
+    HIP_CHECK(d.allocate(count, arrays));
     std::vector<Value> values(count);
     for(std::size_t i = 0; i < count; i++) values[i] = value_of_index<Value>(unsigned(i));
     if constexpr(pairs)
-    {
-        HIP_CHECK(hipMalloc(&d.values_in, count * sizeof(Value)));
-        HIP_CHECK(hipMalloc(&d.values_out, count * sizeof(Value)));
         HIP_CHECK(hipMemcpy(d.values_in, values.data(), count * sizeof(Value), hipMemcpyHostToDevice));
-    }
 
     std::mt19937_64 rng(0x5eed + capacity * 131 + shape.logical_wave_size);
     for(const distribution dist : all_distributions)
@@ -303,21 +236,16 @@ void test_sort(launch_shape shape, launch_function<Key, Value> launch)
                         HIP_CHECK(hipMemcpy(d.values_out, d.values_in, count * sizeof(Value), hipMemcpyDeviceToDevice));
                 }
                 else
-                {
-                    HIP_CHECK(hipMemset(d.keys_out, 0xA5, count * sizeof(Key)));
-                    if(pairs) HIP_CHECK(hipMemset(d.values_out, 0xA5, count * sizeof(Value)));
-                }
+                    HIP_CHECK(d.poison_outputs());
 
                 launch(blocks, in_place ? d.keys_out : d.keys_in, d.keys_out, in_place ? d.values_out : d.values_in,
                        d.values_out, d.sizes, ord);
                 HIP_CHECK(hipGetLastError());
                 HIP_CHECK(hipDeviceSynchronize());
 
-                std::vector<Key> out_keys(count);
-                std::vector<Value> out_values(count);
-                HIP_CHECK(hipMemcpy(out_keys.data(), d.keys_out, count * sizeof(Key), hipMemcpyDeviceToHost));
-                if(pairs)
-                    HIP_CHECK(hipMemcpy(out_values.data(), d.values_out, count * sizeof(Value), hipMemcpyDeviceToHost));
+                std::vector<Key> out_keys;
+                std::vector<Value> out_values;
+                HIP_CHECK(d.download(out_keys, out_values));
 
                 mismatch_log log;
                 for(unsigned int a = 0; a < arrays; a++)
@@ -334,15 +262,6 @@ void test_sort(launch_shape shape, launch_function<Key, Value> launch)
     }
 }
 
-template <class Key, class Value, unsigned int LogicalWaveSize, unsigned int ItemsPerThread>
-struct shape
-{
-    using key_type = Key;
-    using value_type = Value;
-    static constexpr unsigned int logical_wave_size = LogicalWaveSize;
-    static constexpr unsigned int items_per_thread = ItemsPerThread;
-};
-
 template <class Shape>
 void test_shape()
 {
@@ -353,16 +272,6 @@ void test_shape()
     using launch_case = wave_case<key, value, lanes, items>;
     test_sort<key, value>(launch_shape{lanes, lanes * items, launch_case::arrays_per_block},
                           launch_wave_flash_sort<key, value, lanes, items>);
-}
-
-template <class T>
-std::string type_name()
-{
-    if(std::is_same<T, float>::value) return "f32";
-    if(std::is_same<T, double>::value) return "f64";
-    if(std::is_same<T, empty_type>::value) return "keys";
-    if(std::is_same<T, wide_value>::value) return "wide";
-    return (std::is_signed<T>::value ? "i" : "u") + std::to_string(8 * sizeof(T));
 }
 
 struct shape_names
@@ -381,16 +290,6 @@ struct shape_names
 template <class Key>
 class WaveFlashSortKeyTypes : public ::testing::Test {};
 
-using key_types = ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, std::int8_t,
-                                   std::int16_t, std::int32_t, std::int64_t, float, double>;
-struct key_names
-{
-    template <class Key>
-    static std::string GetName(int)
-    {
-        return type_name<Key>();
-    }
-};
 TYPED_TEST_SUITE(WaveFlashSortKeyTypes, key_types, key_names);
 
 TYPED_TEST(WaveFlashSortKeyTypes, Keys)
