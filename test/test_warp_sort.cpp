@@ -429,6 +429,8 @@ using shapes_any_wave = ::testing::Types<
     shape<std::uint32_t, empty_type, 32, 4>,
     shape<std::uint32_t, empty_type, 32, 7>,
     shape<std::uint32_t, empty_type, 32, 16>,
+    shape<std::uint32_t, empty_type, 32, 32>,
+    shape<std::uint32_t, empty_type, 4, 25>,
     shape<float, std::uint32_t, 2, 1>,
     shape<float, std::uint32_t, 2, 7>,
     shape<float, std::uint32_t, 4, 3>,
@@ -438,6 +440,7 @@ using shapes_any_wave = ::testing::Types<
     shape<float, std::uint32_t, 16, 16>,
     shape<float, std::uint32_t, 32, 3>,
     shape<float, std::uint32_t, 32, 7>,
+    shape<float, std::uint32_t, 8, 32>,
     shape<std::uint8_t, wide_value, 4, 3>,
     shape<std::uint64_t, wide_value, 16, 7>,
     shape<std::int16_t, wide_value, 32, 4>>;

@@ -26,6 +26,18 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int device_wavefront_size()
     return HIPFLASHSORT_WAVEFRONT_SIZE;
 }
 
+/// Most dynamic LDS one block may opt in to on the targets this build is for: 63 KiB on gfx9 and
+/// DCU (64 KiB per workgroup); on NVIDIA 99 KiB, what every GPU from sm_80 on grants (227 KiB on
+/// sm_90), so that an opt-in the device refuses (sm_70: 96 KiB) is found at run time.
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int dynamic_lds_limit()
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return 99 * 1024;
+#else
+    return 63 * 1024;
+#endif
+}
+
 /// Unsigned integer with one bit per lane of a wavefront of Width lanes.
 template <unsigned int Width>
 using lane_mask_t = std::conditional_t<(Width > 32), std::uint64_t, std::uint32_t>;
@@ -43,6 +55,22 @@ HIPFLASHSORT_DEVICE unsigned int lane_id()
 #else
     return __lane_id();
 #endif
+}
+
+/// The hardware lanes of the caller's logical wavefront of Width lanes (a power of two), where
+/// `hardware_lane` is the caller's lane_id().
+template <unsigned int Width>
+HIPFLASHSORT_DEVICE lane_mask_type logical_wave_mask(unsigned int hardware_lane)
+{
+    if constexpr(Width >= device_wavefront_size())
+    {
+        return ~lane_mask_type(0);
+    }
+    else
+    {
+        const lane_mask_type ones = (lane_mask_type(1) << Width) - 1;
+        return ones << (hardware_lane & ~(Width - 1));
+    }
 }
 
 /// Host: wavefront size of device `device` (or of the current device when device < 0).

@@ -111,7 +111,7 @@ using warp_bitonic_element = std::conditional_t<
 /// - Key: 1-8 byte integer, float or double.
 /// - LogicalWaveSize: a power of two from 1 to device_wavefront_size(); the hardware wavefront is
 ///   split into independent logical wavefronts of that many consecutive lanes.
-/// - ItemsPerThread: 1 to 16, any value (the network is padded to a power of two internally).
+/// - ItemsPerThread: 1 to 32, any value (the network is padded to a power of two internally).
 /// - Value: trivially copyable, or empty_type for keys only.
 ///
 /// Every member function must be called by all lanes of the hardware wavefront together (the
@@ -123,7 +123,7 @@ class warp_bitonic_sort
     static_assert(LogicalWaveSize >= 1 && LogicalWaveSize <= device_wavefront_size()
                       && (LogicalWaveSize & (LogicalWaveSize - 1)) == 0,
                   "LogicalWaveSize must be a power of two no larger than the hardware wavefront");
-    static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 16, "ItemsPerThread must be 1 to 16");
+    static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "ItemsPerThread must be 1 to 32");
     static_assert(detail::is_supported_key<Key>(), "keys are 1-8 byte integers, float or double");
     static_assert(std::is_trivially_copyable<Value>::value, "values are shuffled, so must be trivially copyable");
 

@@ -29,21 +29,6 @@
 namespace hipflashsort {
 namespace detail {
 
-/// The hardware lanes of the caller's logical wavefront of Width lanes.
-template <unsigned int Width>
-HIPFLASHSORT_DEVICE lane_mask_type logical_wave_mask(unsigned int hardware_lane)
-{
-    if constexpr(Width >= device_wavefront_size())
-    {
-        return ~lane_mask_type(0);
-    }
-    else
-    {
-        const lane_mask_type ones = (lane_mask_type(1) << Width) - 1;
-        return ones << (hardware_lane & ~(Width - 1));
-    }
-}
-
 /// Maximum over the hardware wavefront of a value that is uniform within each logical wavefront
 /// of Width lanes: the bound of a loop that holds wavefront-wide operations.
 template <unsigned int Width>

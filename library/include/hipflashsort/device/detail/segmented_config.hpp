@@ -46,24 +46,31 @@ struct segmented_config
 
     // Size classes. Segments up to rank_capacity[i] are sorted by a group of threads inside one
     // wavefront (several groups per block): a bitonic network for keys of up to 4 bytes, else a
-    // rank sort by rank_group[i] threads; up to flash_capacity[i] by one block of flash_block[i]
+    // rank sort by rank_group[i] threads; up to flash_capacity(i) by one block of flash_block(i)
     // threads with block_flash_sort; larger ones are partitioned by many blocks.
-    // Neighbouring capacities differ by 2x, so throughput has no cliff between classes.
-    static constexpr unsigned int rank_classes = 4;
-    static constexpr unsigned int rank_capacity[rank_classes] = {16, 32, 64, 128};
-    static constexpr unsigned int rank_group[rank_classes] = {4, 8, 16, 32};
+    // Neighbouring capacities differ by 2x, so throughput has no cliff inside a family of classes.
+    //
+    // Keys of up to 4 bytes use networks: on bare images without values, up to 1024 keys (one
+    // wavefront of 32 lanes x 32 items); on (image, position) composites with values, up to 256.
+    // Wider keys keep the rank sort up to 128 (the composite holds a 32-bit image).
+    // Measured on an H100 (2^26 keys, Gkeys/s): 64 and 112 keys 45 and 24 rank-sorted (e9144a6);
+    // 16-key u32 112 rank-sorted, 174 with networks; pairs of 16 and 32 keys 60 and 64
+    // rank-sorted, 101 with networks. Block flash against networks (1c59c08 + this change):
+    // u32 256 / 512 / 1024 keys 41 / 48 / 50 against 221 / 198 / 149, f32 1024 keys 42 against
+    // 109; pairs of 256 keys 40 against 55, of 512 keys 48 against 47 (so pairs stop at 256).
+    static constexpr bool networks = sizeof(Key) <= 4;
+    static constexpr unsigned int network_classes = has_values<Value> ? 5 : 7;
+    static constexpr unsigned int rank_classes = networks ? network_classes : 4;
+    static constexpr unsigned int rank_capacity[7] = {16, 32, 64, 128, 256, 512, 1024};
+    static constexpr unsigned int rank_group[4] = {4, 8, 16, 32};
     static constexpr unsigned int rank_block = 256;
-    // Keys of up to 4 bytes use the networks in every one of these classes: on (image,
-    // position) composites with values, on bare images without (segmented 64 and 112 keys ran at
-    // 45 and 24 Gkeys/s rank-sorted on an H100 at commit e9144a6; 16-key u32 segments 112 Gkeys/s
-    // rank-sorted, 174 with networks; pairs of 16 and 32 keys 60 and 64 rank-sorted, 101 with
-    // networks). Wider keys keep the rank sort (the composite holds a 32-bit image).
     // Items per thread of each network class (its logical wavefront is capacity / items). More
     // items per lane move stages from shuffles into registers, fewer leave more segments per
     // wavefront; u32 keys on an H100, Gkeys/s with 4 / 8 / 16 items: 16 keys 190 / 147 / -,
     // 32 keys 185 / 131 / -, 64 keys 169 / 183 / -, 112 keys 164 / 164 / 168; pairs of 64 keys
     // 81 / 93 / - (2^26 keys, CUB DeviceSegmentedSort 208, 66, 111, 168; 68 for 64-key pairs).
-    static constexpr unsigned int network_items[rank_classes] = {4, 4, 8, 16};
+    // From 256 keys on the logical wavefront is 16 or 32 lanes, and 1024 keys take 32 items.
+    static constexpr unsigned int network_items[7] = {4, 4, 8, 16, 16, 16, 32};
     // A network class's block stages BlockSize * items keys and values in LDS: 256 threads,
     // halved while that passes 23 KiB (16-byte values), so that several blocks share a
     // multiprocessor and the static LDS stays far below its 48 KiB limit.
@@ -75,20 +82,30 @@ struct segmented_config
         return block;
     }
 
+    // Block flash classes: the capacities above the last network or rank class, up to the
+    // largest whose storage fits the static LDS budget.
+    static constexpr unsigned int flash_all[4] = {256, 512, 1024, 2048};
+    static constexpr unsigned int flash_blocks[4] = {64, 128, 256, 256};
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
-    static constexpr unsigned int flash_classes = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;
-    static constexpr unsigned int flash_capacity[4] = {256, 512, 1024, 2048};
-    static constexpr unsigned int flash_block[4] = {64, 128, 256, 256};
+    static constexpr unsigned int flash_first = rank_capacity[rank_classes - 1] >= 1024 ? 3
+                                                : rank_capacity[rank_classes - 1] >= 512 ? 2
+                                                : rank_capacity[rank_classes - 1] >= 256 ? 1
+                                                                                          : 0;
+    static constexpr unsigned int flash_classes = (flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2) - flash_first;
+    static_assert(flash_classes >= 1, "at least one block class above the wavefront classes");
+    static constexpr unsigned int flash_capacity(unsigned int c) { return flash_all[flash_first + c]; }
+    static constexpr unsigned int flash_block(unsigned int c) { return flash_blocks[flash_first + c]; }
 
-    // One more flash class of twice the largest static capacity, in dynamic LDS up to 63 KiB:
-    // every gfx9 workgroup has 64 KiB, and NVIDIA GPUs since sm_70 give a block more than 48 KiB
-    // once the kernel opts in. u32 segments of 4096 keys: 21 Gkeys/s through the multi-block
-    // partition, 52 Gkeys/s with this class (H100, 2^26 keys; CUB DeviceSegmentedSort: 46).
-    static constexpr unsigned int big_flash_capacity = 2 * flash_capacity[flash_classes - 1];
+    // One more flash class of twice the largest static capacity, in dynamic LDS up to
+    // dynamic_lds_limit(): 63 KiB on gfx9 (64 KiB per workgroup), 99 KiB on NVIDIA, where a GPU
+    // that refuses the opt-in sends these segments to the partition. u32 segments of 4096 keys:
+    // 21 Gkeys/s through the multi-block partition, 52 Gkeys/s with this class (H100, 2^26 keys;
+    // CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB): 21 against 45.
+    static constexpr unsigned int big_flash_capacity = 2 * flash_capacity(flash_classes - 1);
     static constexpr unsigned int big_flash_block = 256;
     static constexpr unsigned int big_flash_lds =
         sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
-    static constexpr bool has_big_flash = big_flash_lds <= 63 * 1024;
+    static constexpr bool has_big_flash = big_flash_lds <= dynamic_lds_limit();
 
     static constexpr unsigned int classes = rank_classes + flash_classes + (has_big_flash ? 1 : 0);
     static_assert(big_flash_capacity <= 4096, "listed segments keep their size in 12 bits");
@@ -97,7 +114,7 @@ struct segmented_config
     static constexpr unsigned int class_limit(unsigned int c)
     {
         return c < rank_classes ? rank_capacity[c]
-               : c < rank_classes + flash_classes ? flash_capacity[c - rank_classes]
+               : c < rank_classes + flash_classes ? flash_capacity(c - rank_classes)
                                                   : big_flash_capacity;
     }
     static constexpr unsigned int large_class = classes; // index of the "partition" list

@@ -52,7 +52,7 @@ struct segmented_plan
             const std::uint64_t smallest = (c == 0 ? 1 : config::class_limit(c - 1)) + 1;
             entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
         }
-        large_capacity = size / (config::flash_capacity[config::flash_classes - 1] + 1) + 1;
+        large_capacity = size / (config::flash_capacity(config::flash_classes - 1) + 1) + 1;
         chunk_capacity = size / config::chunk_min_items + large_capacity + 1;
         // chunks × buckets <= (S / chunk_min_items + 1) * S / partition_bucket_target per segment.
         matrix_capacity = size / 32 + size / config::partition_bucket_target + 1;
@@ -125,7 +125,7 @@ struct segmented_runner
 
     std::uint64_t largest_small() const
     {
-        return big_flash ? config::big_flash_capacity : config::flash_capacity[config::flash_classes - 1];
+        return big_flash ? config::big_flash_capacity : config::flash_capacity(config::flash_classes - 1);
     }
 
     template <class T>
@@ -238,8 +238,8 @@ struct segmented_runner
     void launch_flash_class(unsigned int count, const Key* keys_in, const Value* values_in)
     {
         if(count == 0) return;
-        constexpr unsigned int block = config::flash_block[C];
-        flash_sort_segments_kernel<Key, Value, block, config::flash_capacity[C]>
+        constexpr unsigned int block = config::flash_block(C);
+        flash_sort_segments_kernel<Key, Value, block, config::flash_capacity(C)>
             <<<grid_for(count, 1), block, 0, stream>>>(class_list(config::rank_classes + C), count, keys_in,
                                                        keys_out, values_in, values_out, ord);
     }

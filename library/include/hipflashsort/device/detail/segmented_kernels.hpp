@@ -318,6 +318,87 @@ HIPFLASHSORT_DEVICE void sort_images_only(Key* row, Key* out, unsigned int size,
     copy_striped<LogicalWave>(row, out, size, member);
 }
 
+/// A row of 32 items per lane, swizzled: lane l's blocked item j lives at l * 32 + (j ^ l % 32).
+/// A wavefront storing item j of every lane, and one reading 32 consecutive positions, then
+/// touch 32 distinct banks; the plain blocked row puts all 32 lanes on one bank.
+struct swizzled_row
+{
+    HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position) { return position ^ (position / 32 % 32); }
+};
+
+/// Ballot of the caller's logical wavefront, bit i for its lane i.
+template <unsigned int LogicalWave>
+HIPFLASHSORT_DEVICE lane_mask_type logical_ballot(bool predicate, unsigned int hardware_lane)
+{
+    const lane_mask_type votes = ballot(predicate) & logical_wave_mask<LogicalWave>(hardware_lane);
+    return votes >> (hardware_lane & ~(LogicalWave - 1) & (device_wavefront_size() - 1));
+}
+
+/// sort_images_only for 32 items per lane. The lane's items are read striped (item j from
+/// position j * LogicalWave + member: the network sorts a set, so any assignment will do, and
+/// this one has no bank conflicts); the sorted blocked items go to a swizzled row. Float zeros are
+/// counted in input order across the striped reads.
+template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
+HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
+{
+    static_assert(ItemsPerThread == 32, "the swizzle covers rows of 32 items per lane");
+    using codec = radix_key_codec<Key>;
+    const auto zero_image = codec::order_image(Key(0), ord);
+    std::uint32_t images[ItemsPerThread];
+    // Float zeros, noted at the read so that the keys need not stay live across the network:
+    // bit j of `zero` / `negative` for item j, and the count of keys ordered below zero.
+    std::uint32_t zero = 0, negative = 0;
+    unsigned int below = 0;
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        const unsigned int pos = j * LogicalWave + member;
+        const Key key = pos < size ? row[pos] : Key(0);
+        images[j] = pos < size ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
+        if constexpr(codec::is_float)
+        {
+            const auto image = codec::order_image(key, ord);
+            zero |= std::uint32_t(pos < size && image == zero_image) << j;
+            negative |= std::uint32_t((codec::to_bits(key) & codec::sign_bit) != 0) << j;
+            below += pos < size && image < zero_image;
+        }
+    }
+    warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
+    wave_barrier(); // every lane has read its items before any is overwritten
+#pragma unroll
+    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    {
+        row[swizzled_row::slot(member * ItemsPerThread + j)]
+            = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+    }
+    if constexpr(codec::is_float)
+    {
+        // The network puts -0 before +0; the i-th zero of the input (in position order: reads
+        // j = 0, 1, ..., lanes in order within each) goes to the i-th slot of the zero run, which
+        // starts after the keys below zero.
+        if(ballot(zero != 0) != 0)
+        {
+            const unsigned int hardware_lane = lane_id();
+#pragma unroll
+            for(unsigned int offset = 1; offset < LogicalWave; offset *= 2)
+                below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(LogicalWave));
+            wave_barrier();
+            const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
+#pragma unroll 1 // unrolled, the 32 ballots doubled the kernel's registers
+            for(unsigned int j = 0; j < ItemsPerThread; j++)
+            {
+                const bool is_zero = (zero >> j) & 1u;
+                const lane_mask_type votes = logical_ballot<LogicalWave>(is_zero, hardware_lane);
+                if(is_zero) row[swizzled_row::slot(below + popcount(votes & lower))] 
+                        = codec::from_bits(((negative >> j) & 1u) ? codec::sign_bit : 0);
+                below += popcount(votes);
+            }
+        }
+    }
+    wave_barrier();
+    for(unsigned int i = member; i < size; i += LogicalWave) out[i] = row[swizzled_row::slot(i)];
+}
+
 /// Keys with values: the network sorts (image << 32 | position), which is unique, so the result
 /// is the stable order; each lane then gathers its sorted keys and values from the row, puts them
 /// back in blocked order and the row is copied out striped, as for keys alone.
@@ -373,7 +454,10 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
             if constexpr(!has_values<Value>)
             {
                 (void)my_values;
-                sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
+                if constexpr(ItemsPerThread >= 32)
+                    sort_images_only_wide<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
+                else
+                    sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
             }
             else
             {
