@@ -13,10 +13,13 @@ namespace hipflashsort {
 /// Sorts each segment [begin_offsets[i], end_offsets[i]) of keys_in into the same positions of
 /// keys_out.
 ///
-/// Each segment goes to the cheapest level that holds it: segments up to 128 keys are
-/// rank-sorted by a group of 4-32 threads, up to 2048 (fewer for wide keys/values) by one block
-/// with block_flash_sort, and larger ones are partitioned by many blocks into interpolated
-/// buckets, which are sorted the same way in further rounds.
+/// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: bitonic
+/// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
+/// block whose wavefronts exchange through LDS (with values: networks on (image, position) up to
+/// 256 keys, which keeps them stable). Wider keys: rank sort by a group of 4-32 lanes up to 128
+/// keys. Above that, one block with block_flash_sort up to 2048 keys (fewer for wide keys and
+/// values; twice that in dynamic LDS where the device grants it), and larger segments are
+/// partitioned by many blocks into interpolated buckets, sorted the same way in further rounds.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)

@@ -184,6 +184,26 @@ public:
         run<true>(keys, values, valid_items, ord);
     }
 
+    /// Sorts keys that already form a bitonic sequence in the order's sense across the logical
+    /// wavefront (blocked order; rising then falling, or a rotation of that, for order_image,
+    /// reversed for order::descending): the merge half of the network alone, its half-cleaners
+    /// from stride LogicalWaveSize * ItemsPerThread / 2 down to 1. It finishes a merge whose larger
+    /// strides ran elsewhere (across wavefronts, through LDS). ItemsPerThread must be a power of
+    /// two. Cost: log2(L * P) stages, log2(L) of them across lanes.
+    HIPFLASHSORT_DEVICE void merge_bitonic(Key (&keys)[ItemsPerThread], order ord = order::ascending)
+    {
+        static_assert(padded_items == ItemsPerThread, "merge_bitonic needs a power-of-two ItemsPerThread");
+        using element = detail::warp_bitonic_element<Key, false>;
+        typename element::type elements[padded_items];
+        empty_type no_values[padded_items];
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++) elements[j] = element::encode(keys[j], ord);
+        half_clean_across_lanes<LogicalWaveSize / 2>(elements, no_values, logical_lane(), element{});
+        detail::thread_network_half_cleaners<padded_items, padded_items / 2>(elements, no_values, element{});
+#pragma unroll
+        for(unsigned int j = 0; j < ItemsPerThread; j++) keys[j] = element::decode(elements[j], ord);
+    }
+
     /// The overloads above, taking (and not touching) a storage_type for interface parity with
     /// warp_rank_sort.
     HIPFLASHSORT_DEVICE void sort(storage_type&, Key (&keys)[ItemsPerThread], order ord = order::ascending)

@@ -82,17 +82,29 @@ struct segmented_config
         return block;
     }
 
+    // Block network classes (keys of up to 4 bytes without values): one block of
+    // block_network_waves[i] wavefronts of 32 lanes sorts a segment of up to 1024 keys per
+    // wavefront (bitonic_block_segments_kernel). They replace the block flash classes there:
+    // u32 segments of 2048 / 4096 keys 58 / 57 Gkeys/s block-flash-sorted, 121 / 98 with the
+    // networks; f32 93 / 74 (H100, 2^26 keys).
+    static constexpr unsigned int block_network_classes = networks && !has_values<Value> ? 2 : 0;
+    static constexpr unsigned int block_network_waves[2] = {2, 4};
+    static constexpr unsigned int block_network_capacity(unsigned int c) { return block_network_waves[c] * 1024; }
+    static constexpr unsigned int wave_and_network_top
+        = block_network_classes ? block_network_capacity(block_network_classes - 1) : rank_capacity[rank_classes - 1];
+
     // Block flash classes: the capacities above the last network or rank class, up to the
     // largest whose storage fits the static LDS budget.
     static constexpr unsigned int flash_all[4] = {256, 512, 1024, 2048};
     static constexpr unsigned int flash_blocks[4] = {64, 128, 256, 256};
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
-    static constexpr unsigned int flash_first = rank_capacity[rank_classes - 1] >= 1024 ? 3
-                                                : rank_capacity[rank_classes - 1] >= 512 ? 2
-                                                : rank_capacity[rank_classes - 1] >= 256 ? 1
-                                                                                          : 0;
-    static constexpr unsigned int flash_classes = (flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2) - flash_first;
-    static_assert(flash_classes >= 1, "at least one block class above the wavefront classes");
+    static constexpr unsigned int flash_count = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;
+    static constexpr unsigned int flash_first = wave_and_network_top >= 2048 ? 4
+                                                : wave_and_network_top >= 1024 ? 3
+                                                : wave_and_network_top >= 512 ? 2
+                                                : wave_and_network_top >= 256 ? 1
+                                                                               : 0;
+    static constexpr unsigned int flash_classes = flash_count > flash_first ? flash_count - flash_first : 0;
     static constexpr unsigned int flash_capacity(unsigned int c) { return flash_all[flash_first + c]; }
     static constexpr unsigned int flash_block(unsigned int c) { return flash_blocks[flash_first + c]; }
 
@@ -101,22 +113,27 @@ struct segmented_config
     // that refuses the opt-in sends these segments to the partition. u32 segments of 4096 keys:
     // 21 Gkeys/s through the multi-block partition, 52 Gkeys/s with this class (H100, 2^26 keys;
     // CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB): 21 against 45.
-    static constexpr unsigned int big_flash_capacity = 2 * flash_capacity(flash_classes - 1);
+    static constexpr unsigned int big_flash_capacity = flash_classes ? 2 * flash_capacity(flash_classes - 1) : 4096;
     static constexpr unsigned int big_flash_block = 256;
     static constexpr unsigned int big_flash_lds =
         sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
-    static constexpr bool has_big_flash = big_flash_lds <= dynamic_lds_limit();
+    static constexpr bool has_big_flash = flash_classes > 0 && big_flash_lds <= dynamic_lds_limit();
 
-    static constexpr unsigned int classes = rank_classes + flash_classes + (has_big_flash ? 1 : 0);
+    static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
+    static constexpr unsigned int classes = static_classes + (has_big_flash ? 1 : 0);
     static_assert(big_flash_capacity <= 4096, "listed segments keep their size in 12 bits");
 
     /// Largest segment of class c (the big class's when it is enabled).
     static constexpr unsigned int class_limit(unsigned int c)
     {
-        return c < rank_classes ? rank_capacity[c]
-               : c < rank_classes + flash_classes ? flash_capacity(c - rank_classes)
-                                                  : big_flash_capacity;
+        return c < rank_classes                           ? rank_capacity[c]
+               : c < rank_classes + block_network_classes ? block_network_capacity(c - rank_classes)
+               : c < static_classes ? flash_capacity(c - rank_classes - block_network_classes)
+                                    : big_flash_capacity;
     }
+    /// Largest segment of the classes in static LDS.
+    static constexpr unsigned int largest_static = class_limit(static_classes - 1);
+    static_assert(largest_static <= 4096 && classes <= 16, "listed sizes in 12 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS

@@ -52,7 +52,7 @@ struct segmented_plan
             const std::uint64_t smallest = (c == 0 ? 1 : config::class_limit(c - 1)) + 1;
             entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
         }
-        large_capacity = size / (config::flash_capacity(config::flash_classes - 1) + 1) + 1;
+        large_capacity = size / (config::largest_static + 1) + 1;
         chunk_capacity = size / config::chunk_min_items + large_capacity + 1;
         // chunks × buckets <= (S / chunk_min_items + 1) * S / partition_bucket_target per segment.
         matrix_capacity = size / 32 + size / config::partition_bucket_target + 1;
@@ -125,7 +125,7 @@ struct segmented_runner
 
     std::uint64_t largest_small() const
     {
-        return big_flash ? config::big_flash_capacity : config::flash_capacity(config::flash_classes - 1);
+        return big_flash ? config::big_flash_capacity : config::largest_static;
     }
 
     template <class T>
@@ -186,6 +186,8 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
+        launch_block_network_classes(host, keys_in,
+                                     std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         const unsigned int big = host[config::classes - 1];
         if(big_flash && big != 0)
@@ -228,10 +230,30 @@ struct segmented_runner
     }
 
     template <unsigned int... C>
+    void launch_block_network_classes(const unsigned int* counts, const Key* keys_in,
+                                      std::integer_sequence<unsigned int, C...>)
+    {
+        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in), ...);
+    }
+
+    template <unsigned int C>
+    void launch_block_network_class(unsigned int count, const Key* keys_in)
+    {
+        if constexpr(config::block_network_classes > 0)
+        {
+            if(count == 0) return;
+            constexpr unsigned int waves = config::block_network_waves[C];
+            bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * 32, 0, stream>>>(
+                class_list(config::rank_classes + C), count, keys_in, keys_out, ord);
+        }
+    }
+
+    template <unsigned int... C>
     void launch_flash_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
                               std::integer_sequence<unsigned int, C...>)
     {
-        (launch_flash_class<C>(counts[config::rank_classes + C], keys_in, values_in), ...);
+        (launch_flash_class<C>(counts[config::rank_classes + config::block_network_classes + C], keys_in, values_in),
+         ...);
     }
 
     template <unsigned int C>
@@ -240,7 +262,7 @@ struct segmented_runner
         if(count == 0) return;
         constexpr unsigned int block = config::flash_block(C);
         flash_sort_segments_kernel<Key, Value, block, config::flash_capacity(C)>
-            <<<grid_for(count, 1), block, 0, stream>>>(class_list(config::rank_classes + C), count, keys_in,
+            <<<grid_for(count, 1), block, 0, stream>>>(class_list(config::rank_classes + config::block_network_classes + C), count, keys_in,
                                                        keys_out, values_in, values_out, ord);
     }
 

@@ -467,6 +467,150 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
         });
 }
 
+// ---------------------------------------------------------------- block networks
+
+/// One stage of a block network between wavefronts: position p (this lane's item j at
+/// first + j) meets p ^ mask through the swizzled LDS row, and the lower position keeps the
+/// smaller image. mask = level - 1 is a level's flip stage, a single bit from 1024 on one of its
+/// half-cleaners; either way the partner lies in another wavefront.
+template <unsigned int Items>
+HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
+                                               unsigned int mask)
+{
+    syncthreads(); // the row's previous readers are done
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) row[swizzled_row::slot(first + j)] = images[j];
+    syncthreads();
+    // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
+    // the same for all of this lane's items.
+    const unsigned int top = 1u << (31 - __clz(static_cast<int>(mask)));
+    const bool lower = (first & top) == 0;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const std::uint32_t partner = row[swizzled_row::slot((first + j) ^ mask)];
+        images[j] = lower ? min_of(images[j], partner) : max_of(images[j], partner);
+    }
+}
+
+/// The block network's float zeros: the zero run of the sorted row starts after the keys below
+/// zero in the whole block, and the i-th zero of the input (position order: wavefront, then
+/// read j, then lane) takes its i-th slot. Per-wavefront counts go through `wave_counts`.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items, class Codec>
+HIPFLASHSORT_DEVICE void restore_block_zero_order(std::uint32_t* row, unsigned int* wave_counts, std::uint32_t zero,
+                                                  std::uint32_t negative, unsigned int below, unsigned int wave,
+                                                  unsigned int member, order ord, Codec)
+{
+    unsigned int zeros = popcount(zero);
+#pragma unroll
+    for(unsigned int offset = 1; offset < Lanes; offset *= 2)
+    {
+        zeros += shuffle_xor(zeros, static_cast<int>(offset), static_cast<int>(Lanes));
+        below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(Lanes));
+    }
+    if(member == 0)
+    {
+        wave_counts[wave] = zeros;
+        wave_counts[Waves + wave] = below;
+    }
+    syncthreads();
+    unsigned int slot = 0, total = 0;
+#pragma unroll
+    for(unsigned int w = 0; w < Waves; w++)
+    {
+        slot += wave_counts[Waves + w] + (w < wave ? wave_counts[w] : 0u);
+        total += wave_counts[w];
+    }
+    if(total == 0) return; // block-uniform
+    const unsigned int hardware_lane = lane_id();
+    const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
+#pragma unroll 1
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const bool is_zero = (zero >> j) & 1u;
+        const lane_mask_type votes = logical_ballot<Lanes>(is_zero, hardware_lane);
+        if(is_zero)
+        {
+            const auto key = Codec::from_bits(((negative >> j) & 1u) ? Codec::sign_bit : 0);
+            row[swizzled_row::slot(slot + popcount(votes & lower))] = std::uint32_t(Codec::lossless_image(key, ord));
+        }
+        slot += popcount(votes);
+    }
+}
+
+/// Segments of up to Waves * 1024 keys of at most 4 bytes, one block each, sorted by a bitonic
+/// network on bare images: every wavefront of 32 lanes sorts 1024 of them in registers (32 per
+/// lane, warp_bitonic_sort), then each merge level above 1024 runs its strides of 1024 and more
+/// between wavefronts through LDS and its smaller ones inside each wavefront (merge_bitonic).
+/// Float zeros are put back in input order, as in sort_images_only_wide.
+///
+/// Registers are capped at 168 (3 blocks of 4 wavefronts per H100 SM) and 128: uncapped, the
+/// 4096-key kernel took 206-255 and ran u32 at 96 Gkeys/s against 98 capped (f32 78 against
+/// 74); a cap of 128 spills and gives 66.
+template <class Key, unsigned int Waves>
+__global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(const std::uint64_t* list,
+                                                                            unsigned int count, const Key* keys_in,
+                                                                            Key* keys_out, order ord)
+{
+    static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
+    constexpr unsigned int lanes = 32, items = 32, span = lanes * items, capacity = Waves * span;
+    using codec = radix_key_codec<Key>;
+    using network = warp_bitonic_sort<std::uint32_t, lanes, items>;
+    __shared__ __align__(16) std::uint32_t row[capacity];
+    __shared__ unsigned int wave_counts[2 * Waves]; // zeros, then keys below zero, per wavefront
+    const unsigned int wave = threadIdx.x / lanes;
+    const unsigned int member = threadIdx.x % lanes;
+    const unsigned int first = wave * span + member * items; // this lane's blocked positions
+    Key* const staged = reinterpret_cast<Key*>(row);
+    const auto zero_image = codec::order_image(Key(0), ord);
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const std::uint64_t begin = packed_segment::begin(list[index]);
+        const unsigned int size = packed_segment::size(list[index]);
+        syncthreads(); // the previous segment's copy-out is done
+        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) staged[i] = keys_in[begin + i];
+        syncthreads();
+        std::uint32_t images[items];
+        std::uint32_t zero = 0, negative = 0;
+        unsigned int below = 0;
+#pragma unroll
+        for(unsigned int j = 0; j < items; j++)
+        {
+            const unsigned int pos = wave * span + j * lanes + member; // striped reads, no conflicts
+            const Key key = pos < size ? staged[pos] : Key(0);
+            images[j] = pos < size ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
+            if constexpr(codec::is_float)
+            {
+                const auto image = codec::order_image(key, ord);
+                zero |= std::uint32_t(pos < size && image == zero_image) << j;
+                negative |= std::uint32_t((codec::to_bits(key) & codec::sign_bit) != 0) << j;
+                below += pos < size && image < zero_image;
+            }
+        }
+        network().sort(images);
+#pragma unroll
+        for(unsigned int level = 2 * span; level <= capacity; level *= 2)
+        {
+            exchange_across_waves(row, images, first, level - 1);
+#pragma unroll
+            for(unsigned int stride = level / 4; stride >= span; stride /= 2)
+                exchange_across_waves(row, images, first, stride);
+            network().merge_bitonic(images);
+        }
+        syncthreads();
+#pragma unroll
+        for(unsigned int j = 0; j < items; j++) row[swizzled_row::slot(first + j)] = images[j];
+        if constexpr(codec::is_float)
+        {
+            restore_block_zero_order<Waves, lanes, items>(row, wave_counts, zero, negative, below, wave, member, ord,
+                                                          codec{});
+        }
+        syncthreads();
+        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes)
+            keys_out[begin + i] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(row[swizzled_row::slot(i)]), ord);
+    }
+}
+
 /// The block-level classes' loop: each block sorts listed segments with block_flash_sort in
 /// `storage` (static or dynamic LDS).
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
