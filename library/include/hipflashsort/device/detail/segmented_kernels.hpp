@@ -334,25 +334,22 @@ HIPFLASHSORT_DEVICE lane_mask_type logical_ballot(bool predicate, unsigned int h
     return votes >> (hardware_lane & ~(LogicalWave - 1) & (device_wavefront_size() - 1));
 }
 
-/// sort_images_only for 32 items per lane. The lane's items are read striped (item j from
-/// position j * LogicalWave + member: the network sorts a set, so any assignment will do, and
-/// this one has no bank conflicts); the sorted blocked items go to a swizzled row. Float zeros are
-/// counted in input order across the striped reads.
-template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
+/// Reads a lane's Items keys striped from an LDS row, item j from position first + j * Lanes +
+/// member (a network sorts a set, so any assignment will do, and this one has no bank conflicts),
+/// as 32-bit lossless images, padding past `size` with the largest. Float zeros are noted here so
+/// that the keys need not stay live across the network: bit j of `zero` / `negative` for item j,
+/// and `below` counts the keys ordered below zero.
+template <unsigned int Lanes, class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void read_striped_images(const Key* row, unsigned int first, unsigned int size,
+                                             unsigned int member, order ord, std::uint32_t (&images)[Items],
+                                             std::uint32_t& zero, std::uint32_t& negative, unsigned int& below)
 {
-    static_assert(ItemsPerThread == 32, "the swizzle covers rows of 32 items per lane");
     using codec = radix_key_codec<Key>;
     const auto zero_image = codec::order_image(Key(0), ord);
-    std::uint32_t images[ItemsPerThread];
-    // Float zeros, noted at the read so that the keys need not stay live across the network:
-    // bit j of `zero` / `negative` for item j, and the count of keys ordered below zero.
-    std::uint32_t zero = 0, negative = 0;
-    unsigned int below = 0;
 #pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
+    for(unsigned int j = 0; j < Items; j++)
     {
-        const unsigned int pos = j * LogicalWave + member;
+        const unsigned int pos = first + j * Lanes + member;
         const Key key = pos < size ? row[pos] : Key(0);
         images[j] = pos < size ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
         if constexpr(codec::is_float)
@@ -363,6 +360,21 @@ HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int 
             below += pos < size && image < zero_image;
         }
     }
+}
+
+/// sort_images_only for 32 items per lane. The lane's items are read striped (item j from
+/// position j * LogicalWave + member: the network sorts a set, so any assignment will do, and
+/// this one has no bank conflicts); the sorted blocked items go to a swizzled row. Float zeros are
+/// counted in input order across the striped reads.
+template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
+HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
+{
+    static_assert(ItemsPerThread == 32, "the swizzle covers rows of 32 items per lane");
+    using codec = radix_key_codec<Key>;
+    std::uint32_t images[ItemsPerThread];
+    std::uint32_t zero = 0, negative = 0;
+    unsigned int below = 0;
+    read_striped_images<LogicalWave>(row, 0, size, member, ord, images, zero, negative, below);
     warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
     wave_barrier(); // every lane has read its items before any is overwritten
 #pragma unroll
@@ -562,7 +574,6 @@ __global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_
     const unsigned int member = threadIdx.x % lanes;
     const unsigned int first = wave * span + member * items; // this lane's blocked positions
     Key* const staged = reinterpret_cast<Key*>(row);
-    const auto zero_image = codec::order_image(Key(0), ord);
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
     {
         const std::uint64_t begin = packed_segment::begin(list[index]);
@@ -573,20 +584,7 @@ __global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_
         std::uint32_t images[items];
         std::uint32_t zero = 0, negative = 0;
         unsigned int below = 0;
-#pragma unroll
-        for(unsigned int j = 0; j < items; j++)
-        {
-            const unsigned int pos = wave * span + j * lanes + member; // striped reads, no conflicts
-            const Key key = pos < size ? staged[pos] : Key(0);
-            images[j] = pos < size ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
-            if constexpr(codec::is_float)
-            {
-                const auto image = codec::order_image(key, ord);
-                zero |= std::uint32_t(pos < size && image == zero_image) << j;
-                negative |= std::uint32_t((codec::to_bits(key) & codec::sign_bit) != 0) << j;
-                below += pos < size && image < zero_image;
-            }
-        }
+        read_striped_images<lanes>(staged, wave * span, size, member, ord, images, zero, negative, below);
         network().sort(images);
 #pragma unroll
         for(unsigned int level = 2 * span; level <= capacity; level *= 2)
