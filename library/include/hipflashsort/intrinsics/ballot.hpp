@@ -16,6 +16,15 @@ HIPFLASHSORT_DEVICE lane_mask_type ballot(bool predicate)
 #endif
 }
 
+/// Ballot of the caller's logical wavefront of LogicalWave lanes, bit i for its lane i;
+/// `hardware_lane` is the caller's lane_id().
+template <unsigned int LogicalWave>
+HIPFLASHSORT_DEVICE lane_mask_type logical_ballot(bool predicate, unsigned int hardware_lane)
+{
+    const lane_mask_type votes = ballot(predicate) & logical_wave_mask<LogicalWave>(hardware_lane);
+    return votes >> (hardware_lane & ~(LogicalWave - 1) & (device_wavefront_size() - 1));
+}
+
 /// Number of set bits of a lane mask.
 HIPFLASHSORT_DEVICE unsigned int popcount(std::uint32_t mask) { return __popc(mask); }
 HIPFLASHSORT_DEVICE unsigned int popcount(std::uint64_t mask) { return __popcll(mask); }

@@ -99,6 +99,19 @@ HIPFLASHSORT_DEVICE T shuffle_down(const T& value, unsigned int delta, int width
     return detail::shuffle_words(value, [=](int w) { return detail::shfl_down_word(w, delta, width); });
 }
 
+/// Sum over a logical wavefront of Width lanes (a power of two); every lane gets it.
+template <unsigned int Width>
+HIPFLASHSORT_DEVICE unsigned int logical_wave_sum(unsigned int value)
+{
+#pragma unroll
+    for(unsigned int offset = Width / 2; offset > 0; offset /= 2)
+    {
+        value += shuffle_xor(value, int(offset), int(Width));
+    }
+    return value;
+}
+
+
 } // namespace hipflashsort
 
 #endif

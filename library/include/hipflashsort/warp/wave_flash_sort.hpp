@@ -42,18 +42,6 @@ HIPFLASHSORT_DEVICE unsigned int hardware_wave_max(unsigned int value)
     return value;
 }
 
-/// Sum over a logical wavefront of Width lanes; every lane gets it.
-template <unsigned int Width>
-HIPFLASHSORT_DEVICE unsigned int logical_wave_sum(unsigned int value)
-{
-#pragma unroll
-    for(unsigned int offset = Width / 2; offset > 0; offset /= 2)
-    {
-        value += shuffle_xor(value, int(offset), int(Width));
-    }
-    return value;
-}
-
 /// wave_stable_rank for a logical wavefront of Width lanes: the number of earlier items of the
 /// caller's logical wavefront in the same bucket (this round's lower lanes, then the counters of
 /// earlier rounds). Peers are limited to the logical wavefront, so logical wavefronts sharing the
@@ -334,7 +322,7 @@ private:
             running += count;
         }
         if(lane == 0) start[buckets] = static_cast<std::uint16_t>(active);
-        squares = detail::logical_wave_sum<lanes>(squares);
+        squares = logical_wave_sum<lanes>(squares);
         wave_barrier();
         return squares;
     }

@@ -39,6 +39,15 @@ constexpr unsigned int largest_flash_capacity()
     }
 }
 
+/// How many of `values` are at most `limit`.
+template <unsigned int N>
+constexpr unsigned int count_at_most(const unsigned int (&values)[N], unsigned int limit)
+{
+    unsigned int n = 0;
+    for(const unsigned int v : values) n += v <= limit;
+    return n;
+}
+
 template <class Key, class Value>
 struct segmented_config
 {
@@ -99,11 +108,7 @@ struct segmented_config
     static constexpr unsigned int flash_blocks[4] = {64, 128, 256, 256};
     static constexpr unsigned int flash_top = largest_flash_capacity<Key, Value, 256, 2048>();
     static constexpr unsigned int flash_count = flash_top >= 2048 ? 4 : flash_top >= 1024 ? 3 : 2;
-    static constexpr unsigned int flash_first = wave_and_network_top >= 2048 ? 4
-                                                : wave_and_network_top >= 1024 ? 3
-                                                : wave_and_network_top >= 512 ? 2
-                                                : wave_and_network_top >= 256 ? 1
-                                                                               : 0;
+    static constexpr unsigned int flash_first = count_at_most(flash_all, wave_and_network_top);
     static constexpr unsigned int flash_classes = flash_count > flash_first ? flash_count - flash_first : 0;
     static constexpr unsigned int flash_capacity(unsigned int c) { return flash_all[flash_first + c]; }
     static constexpr unsigned int flash_block(unsigned int c) { return flash_blocks[flash_first + c]; }

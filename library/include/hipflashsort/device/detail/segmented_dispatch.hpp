@@ -239,21 +239,17 @@ struct segmented_runner
     template <unsigned int C>
     void launch_block_network_class(unsigned int count, const Key* keys_in)
     {
-        if constexpr(config::block_network_classes > 0)
-        {
-            if(count == 0) return;
-            constexpr unsigned int waves = config::block_network_waves[C];
-            bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * 32, 0, stream>>>(
-                class_list(config::rank_classes + C), count, keys_in, keys_out, ord);
-        }
+        if(count == 0) return;
+        constexpr unsigned int waves = config::block_network_waves[C];
+        bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * 32, 0, stream>>>(
+            class_list(config::rank_classes + C), count, keys_in, keys_out, ord);
     }
 
     template <unsigned int... C>
     void launch_flash_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
                               std::integer_sequence<unsigned int, C...>)
     {
-        (launch_flash_class<C>(counts[config::rank_classes + config::block_network_classes + C], keys_in, values_in),
-         ...);
+        (launch_flash_class<C>(counts[first_flash_class + C], keys_in, values_in), ...);
     }
 
     template <unsigned int C>
@@ -262,9 +258,10 @@ struct segmented_runner
         if(count == 0) return;
         constexpr unsigned int block = config::flash_block(C);
         flash_sort_segments_kernel<Key, Value, block, config::flash_capacity(C)>
-            <<<grid_for(count, 1), block, 0, stream>>>(class_list(config::rank_classes + config::block_network_classes + C), count, keys_in,
-                                                       keys_out, values_in, values_out, ord);
+            <<<grid_for(count, 1), block, 0, stream>>>(class_list(first_flash_class + C), count, keys_in, keys_out,
+                                                       values_in, values_out, ord);
     }
+    static constexpr unsigned int first_flash_class = config::rank_classes + config::block_network_classes;
 
     /// Plans the partition of the large segments: buckets per segment and chunks per block.
     std::uint64_t plan_partition(const std::vector<segment_range>& large, std::vector<partition_segment>& segs,

@@ -326,14 +326,6 @@ struct swizzled_row
     HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position) { return position ^ (position / 32 % 32); }
 };
 
-/// Ballot of the caller's logical wavefront, bit i for its lane i.
-template <unsigned int LogicalWave>
-HIPFLASHSORT_DEVICE lane_mask_type logical_ballot(bool predicate, unsigned int hardware_lane)
-{
-    const lane_mask_type votes = ballot(predicate) & logical_wave_mask<LogicalWave>(hardware_lane);
-    return votes >> (hardware_lane & ~(LogicalWave - 1) & (device_wavefront_size() - 1));
-}
-
 /// Reads a lane's Items keys striped from an LDS row, item j from position first + j * Lanes +
 /// member (a network sorts a set, so any assignment will do, and this one has no bank conflicts),
 /// as 32-bit lossless images, padding past `size` with the largest. Float zeros are noted here so
@@ -362,6 +354,29 @@ HIPFLASHSORT_DEVICE void read_striped_images(const Key* row, unsigned int first,
     }
 }
 
+/// Puts the float zeros noted by read_striped_images back into a sorted swizzled row in input
+/// order (position order of the reads: j = 0, 1, ..., lanes in order within each). The network
+/// puts -0 before +0; the i-th zero of the input goes to slot `run` + i, where `run` is where this
+/// logical wavefront's zeros start (after every key ordered below zero, and after the zeros of
+/// earlier wavefronts of a block).
+template <unsigned int Lanes, class Key>
+HIPFLASHSORT_DEVICE void write_zero_run(Key* row, std::uint32_t zero, std::uint32_t negative, unsigned int run,
+                                        unsigned int member)
+{
+    using codec = radix_key_codec<Key>;
+    const unsigned int hardware_lane = lane_id();
+    const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
+#pragma unroll 1 // unrolled, the 32 ballots doubled the kernel's registers
+    for(unsigned int j = 0; j < 32; j++) // one bit of the masks per item
+    {
+        const bool is_zero = (zero >> j) & 1u;
+        const lane_mask_type votes = logical_ballot<Lanes>(is_zero, hardware_lane);
+        const Key key = codec::from_bits(((negative >> j) & 1u) ? codec::sign_bit : 0);
+        if(is_zero) row[swizzled_row::slot(run + popcount(votes & lower))] = key;
+        run += popcount(votes);
+    }
+}
+
 /// sort_images_only for 32 items per lane. The lane's items are read striped (item j from
 /// position j * LogicalWave + member: the network sorts a set, so any assignment will do, and
 /// this one has no bank conflicts); the sorted blocked items go to a swizzled row. Float zeros are
@@ -385,26 +400,11 @@ HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int 
     }
     if constexpr(codec::is_float)
     {
-        // The network puts -0 before +0; the i-th zero of the input (in position order: reads
-        // j = 0, 1, ..., lanes in order within each) goes to the i-th slot of the zero run, which
-        // starts after the keys below zero.
         if(ballot(zero != 0) != 0)
         {
-            const unsigned int hardware_lane = lane_id();
-#pragma unroll
-            for(unsigned int offset = 1; offset < LogicalWave; offset *= 2)
-                below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(LogicalWave));
+            const unsigned int run = logical_wave_sum<LogicalWave>(below);
             wave_barrier();
-            const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
-#pragma unroll 1 // unrolled, the 32 ballots doubled the kernel's registers
-            for(unsigned int j = 0; j < ItemsPerThread; j++)
-            {
-                const bool is_zero = (zero >> j) & 1u;
-                const lane_mask_type votes = logical_ballot<LogicalWave>(is_zero, hardware_lane);
-                if(is_zero) row[swizzled_row::slot(below + popcount(votes & lower))] 
-                        = codec::from_bits(((negative >> j) & 1u) ? codec::sign_bit : 0);
-                below += popcount(votes);
-            }
+            write_zero_run<LogicalWave>(row, zero, negative, run, member);
         }
     }
     wave_barrier();
@@ -505,49 +505,30 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
     }
 }
 
-/// The block network's float zeros: the zero run of the sorted row starts after the keys below
-/// zero in the whole block, and the i-th zero of the input (position order: wavefront, then
-/// read j, then lane) takes its i-th slot. Per-wavefront counts go through `wave_counts`.
-template <unsigned int Waves, unsigned int Lanes, unsigned int Items, class Codec>
-HIPFLASHSORT_DEVICE void restore_block_zero_order(std::uint32_t* row, unsigned int* wave_counts, std::uint32_t zero,
+/// The block network's float zeros: each wavefront's run starts after the keys below zero in
+/// the whole block and the zeros of earlier wavefronts; per-wavefront counts go through
+/// `wave_counts`.
+template <unsigned int Waves, unsigned int Lanes, class Key>
+HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_counts, std::uint32_t zero,
                                                   std::uint32_t negative, unsigned int below, unsigned int wave,
-                                                  unsigned int member, order ord, Codec)
+                                                  unsigned int member)
 {
-    unsigned int zeros = popcount(zero);
-#pragma unroll
-    for(unsigned int offset = 1; offset < Lanes; offset *= 2)
-    {
-        zeros += shuffle_xor(zeros, static_cast<int>(offset), static_cast<int>(Lanes));
-        below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(Lanes));
-    }
+    const unsigned int zeros = logical_wave_sum<Lanes>(popcount(zero));
+    below = logical_wave_sum<Lanes>(below);
     if(member == 0)
     {
         wave_counts[wave] = zeros;
         wave_counts[Waves + wave] = below;
     }
     syncthreads();
-    unsigned int slot = 0, total = 0;
+    unsigned int run = 0, total = 0;
 #pragma unroll
     for(unsigned int w = 0; w < Waves; w++)
     {
-        slot += wave_counts[Waves + w] + (w < wave ? wave_counts[w] : 0u);
+        run += wave_counts[Waves + w] + (w < wave ? wave_counts[w] : 0u);
         total += wave_counts[w];
     }
-    if(total == 0) return; // block-uniform
-    const unsigned int hardware_lane = lane_id();
-    const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
-#pragma unroll 1
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        const bool is_zero = (zero >> j) & 1u;
-        const lane_mask_type votes = logical_ballot<Lanes>(is_zero, hardware_lane);
-        if(is_zero)
-        {
-            const auto key = Codec::from_bits(((negative >> j) & 1u) ? Codec::sign_bit : 0);
-            row[swizzled_row::slot(slot + popcount(votes & lower))] = std::uint32_t(Codec::lossless_image(key, ord));
-        }
-        slot += popcount(votes);
-    }
+    if(total != 0) write_zero_run<Lanes>(row, zero, negative, run, member); // block-uniform
 }
 
 /// Segments of up to Waves * 1024 keys of at most 4 bytes, one block each, sorted by a bitonic
@@ -560,9 +541,8 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(std::uint32_t* row, unsigned i
 /// 4096-key kernel took 206-255 and ran u32 at 96 Gkeys/s against 98 capped (f32 78 against
 /// 74); a cap of 128 spills and gives 66.
 template <class Key, unsigned int Waves>
-__global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(const std::uint64_t* list,
-                                                                            unsigned int count, const Key* keys_in,
-                                                                            Key* keys_out, order ord)
+__global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
     constexpr unsigned int lanes = 32, items = 32, span = lanes * items, capacity = Waves * span;
@@ -597,15 +577,12 @@ __global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_
         }
         syncthreads();
 #pragma unroll
-        for(unsigned int j = 0; j < items; j++) row[swizzled_row::slot(first + j)] = images[j];
+        for(unsigned int j = 0; j < items; j++)
+            staged[swizzled_row::slot(first + j)] = codec::decode_lossless(typename codec::bit_key_type(images[j]), ord);
         if constexpr(codec::is_float)
-        {
-            restore_block_zero_order<Waves, lanes, items>(row, wave_counts, zero, negative, below, wave, member, ord,
-                                                          codec{});
-        }
+            restore_block_zero_order<Waves, lanes>(staged, wave_counts, zero, negative, below, wave, member);
         syncthreads();
-        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes)
-            keys_out[begin + i] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(row[swizzled_row::slot(i)]), ord);
+        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) keys_out[begin + i] = staged[swizzled_row::slot(i)];
     }
 }
 
