@@ -4,12 +4,12 @@
 //
 // Memory bounds. Device: each chunk is sorted in place (the library allows keys_in == keys_out),
 // so a chunk of C elements uses C * (key + value bytes) plus the temporary storage the library
-// reports for C (about one more copy plus 1.3 bytes per key); C is the largest that keeps this
-// under --max-device-memory (default 80% of the free device memory). The merge of the k runs
-// (k <= 256 and k <= C) sorts in the same buffers. Host: one pinned staging buffer of at most
-// 64 MiB (chunks move through it, and the merge's output), plus, while merging, pinned windows of
-// W elements per run with k * W * (key + value bytes) at most 512 MiB (and k * W <= C): below
-// about 580 MiB of pinned memory whatever the file size.
+// reports for C (about one more copy, 1-2 bytes per key and at most 32 MiB of counts); C is the
+// largest that keeps this under --max-device-memory (default 80% of the free device memory).
+// The merge of the k runs (k <= 256 and k <= C) sorts in the same buffers. Host: one pinned
+// staging buffer of at most 64 MiB (chunks move through it, and the merge's output), plus, while
+// merging, pinned windows of W elements per run with k * W * (key + value bytes) at most 512 MiB
+// (and k * W <= C): below about 580 MiB of pinned memory whatever the file size.
 #include "sort_command.hpp"
 
 #include "device_merge.hpp"

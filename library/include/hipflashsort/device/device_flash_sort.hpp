@@ -24,7 +24,8 @@ namespace hipflashsort {
 ///   ... < +inf < +NaN, NaNs by bit pattern; -0 and +0 keep their input order).
 /// - Complexity: O(n) for keys spread over their range; each partition round synchronizes
 ///   `stream` once (usually one or two rounds).
-/// - Memory: one copy of the keys plus about 1.3 bytes per key.
+/// - Memory: one copy of the keys plus 1-2 bytes per key, and the partition's count matrix:
+///   4 KiB per partition tile (4096 keys of 4 bytes, 2304 of 8 bytes), at most 32 MiB.
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
 ///   touching memory. Never aborts, never prints.
 template <class Key>
@@ -37,8 +38,9 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 }
 
 /// As sort_keys, moving values with their keys (stable). Value: trivially copyable, 1-16 bytes
-/// typical. values_in may equal values_out. Memory: one copy of keys and values plus about 1.3
-/// bytes per key.
+/// typical. values_in may equal values_out. Memory: one copy of keys and values plus 1-2 bytes
+/// per key, and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys
+/// and values, 1280 of 8-byte ones), at most 32 MiB.
 template <class Key, class Value>
 hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
                       const Value* values_in, Value* values_out, std::size_t size,

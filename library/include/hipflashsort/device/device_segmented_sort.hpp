@@ -33,8 +33,9 @@ namespace hipflashsort {
 ///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
 ///   once to read back how many segments each size class got (so that only classes with
 ///   segments are launched), twice when some segments need the multi-block partition.
-/// - Memory: one copy of the keys, plus about 1.3 bytes per key for few large segments and at
-///   most about 5.7 bytes per key for many small ones (the per-class segment lists).
+/// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
+///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the
+///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB.
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
 ///   touching any memory; otherwise the first HIP error met. Never aborts, never prints.
 template <class Key, class Offset>

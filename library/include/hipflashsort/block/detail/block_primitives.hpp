@@ -53,21 +53,30 @@ HIPFLASHSORT_DEVICE void block_min_max(Word& lo, Word& hi, Word* scratch)
     syncthreads();
 }
 
+/// Inclusive scan of one value per lane across the hardware wavefront.
+template <class T>
+HIPFLASHSORT_DEVICE T wave_inclusive_scan(T value)
+{
+    constexpr unsigned int wave = device_wavefront_size();
+    const unsigned int lane = lane_id();
+#pragma unroll
+    for(unsigned int offset = 1; offset < wave; offset *= 2)
+    {
+        const T other = shuffle_up(value, offset);
+        if(lane >= offset) value += other;
+    }
+    return value;
+}
+
 /// Inclusive scan of one value per thread across the block; `scratch` holds `waves` words.
 /// Returns the inclusive prefix; `total` receives the block's sum.
 template <unsigned int BlockSize, class T>
 HIPFLASHSORT_DEVICE T block_inclusive_scan(T value, T& total, T* scratch)
 {
     using shape = block_shape<BlockSize>;
-    const unsigned int lane = lane_id();
-#pragma unroll
-    for(unsigned int offset = 1; offset < shape::wave; offset *= 2)
-    {
-        const T other = shuffle_up(value, offset);
-        if(lane >= offset) value += other;
-    }
+    value = wave_inclusive_scan(value);
     const unsigned int wave_id = threadIdx.x / shape::wave;
-    if(lane == shape::wave - 1) scratch[wave_id] = value;
+    if(lane_id() == shape::wave - 1) scratch[wave_id] = value;
     syncthreads();
     T before = 0;
     total = 0;

@@ -149,10 +149,27 @@ struct segmented_config
         : 24576 / (partition_block * (item_bytes + 2)) > 16 ? 16
                                                             : 24576 / (partition_block * (item_bytes + 2));
     static constexpr unsigned int partition_tile = partition_block * partition_items_per_thread;
+    // Buckets per segment (segmented_runner::buckets_for): a segment that one round of at most
+    // partition_max_buckets can cut into buckets of half the largest small class gets that one
+    // round, with buckets of about partition_bucket_keys keys; a larger one gets
+    // partition_round_buckets and further rounds. Keys sort fastest in the network classes of
+    // about 256 keys; pairs above 256 go to block flash sorts of about the same speed from 512
+    // to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
+    // rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28 u32+u32 9.6 -> 11.3,
+    // 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384 u32+u32 19 -> 25, of
+    // 65536 u32 41 -> 46 (2^26 keys).
     static constexpr unsigned int partition_max_buckets = 512;
-    static constexpr unsigned int partition_bucket_target = 64; // keys per bucket aimed at
-    static constexpr unsigned int chunk_min_items = 16384;        // per block of a partition pass
-    static constexpr unsigned int max_chunks_per_segment = 512;
+    static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
+    static constexpr unsigned int partition_bucket_keys = has_values<Value> ? 2048 : 256;
+    static constexpr unsigned int partition_round_buckets = 256;
+    // Chunks (one block each, a whole number of tiles): a round of one segment is cut into as many
+    // equal chunks as the GPU holds scatter blocks at once, so that one wave keeps every SM busy
+    // to the end; a round of several segments into about 8 chunks per resident block, so that
+    // blocks of segments of any size balance. 2^28 u32 keys at c9f0f14: 512 chunks on 396
+    // resident blocks (1.29 waves) left a second wave of 116 lone blocks.
+    static constexpr unsigned int round_chunks_per_block = 8;
+    static constexpr unsigned int max_round_chunks = 8192; // bounds the count matrix
+
 };
 
 } // namespace detail

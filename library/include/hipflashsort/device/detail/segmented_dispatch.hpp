@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../config.hpp"
+#include "partition_kernels.hpp"
 #include "segmented_config.hpp"
 #include "segmented_kernels.hpp"
 
@@ -53,9 +54,13 @@ struct segmented_plan
             entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
         }
         large_capacity = size / (config::largest_static + 1) + 1;
-        chunk_capacity = size / config::chunk_min_items + large_capacity + 1;
-        // chunks × buckets <= (S / chunk_min_items + 1) * S / partition_bucket_target per segment.
-        matrix_capacity = size / 32 + size / config::partition_bucket_target + 1;
+        // A round cuts its S keys into chunks of at least one tile, about at most max_round_chunks
+        // of them plus one per segment (plan_partition); a segment of S_i keys has at most
+        // S_i / partition_bucket_target buckets.
+        const std::uint64_t round_chunks
+            = std::min<std::uint64_t>(config::max_round_chunks, size / config::partition_tile + 1);
+        chunk_capacity = round_chunks + large_capacity + 1;
+        matrix_capacity = round_chunks * config::partition_max_buckets + size / config::partition_bucket_target + 1;
         std::size_t at = 0;
         auto take = [&](std::size_t& field, std::size_t bytes_needed) {
             field = at;
@@ -98,6 +103,7 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     unsigned int grid_limit;
+    unsigned int scatter_blocks = 1; // set by resident_scatter_blocks
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     // The dynamic-LDS flash class's kernel once it has opted in to its LDS, else null. Opt-in and
     // launch go through this one pointer: a kernel template instantiated in several translation
@@ -263,22 +269,44 @@ struct segmented_runner
     }
     static constexpr unsigned int first_flash_class = config::rank_classes + config::block_network_classes;
 
-    /// Plans the partition of the large segments: buckets per segment and chunks per block.
+    /// Buckets for a segment of `size` keys. A segment that one round can cut into buckets of at
+    /// most half the largest small class gets one round, with buckets of about
+    /// partition_bucket_keys keys (or half the largest class, when that needs more buckets);
+    /// a larger one gets partition_round_buckets, and its buckets get rounds of their own.
+    unsigned int buckets_for(std::uint64_t size) const
+    {
+        const std::uint64_t final_goal = largest_small() / 2;
+        std::uint64_t wanted = config::partition_round_buckets;
+        if(size <= config::partition_max_buckets * final_goal)
+            wanted = std::max(size / config::partition_bucket_keys, (size + final_goal - 1) / final_goal);
+        unsigned int buckets = 2;
+        while(buckets < wanted && buckets < config::partition_max_buckets) buckets *= 2;
+        return buckets;
+    }
+
+    /// Plans the partition of the large segments: buckets per segment, and chunks (one block
+    /// each) of whole tiles: one segment is cut into `scatter_blocks` equal chunks (one full
+    /// wave), several segments into about round_chunks_per_block chunks per resident block.
     std::uint64_t plan_partition(const std::vector<segment_range>& large, std::vector<partition_segment>& segs,
                                  std::vector<partition_chunk>& chunks) const
     {
+        constexpr std::uint64_t tile = config::partition_tile;
         segs.clear();
         chunks.clear();
+        std::uint64_t tiles = 0;
+        for(const segment_range& r : large) tiles += (r.end - r.begin + tile - 1) / tile;
+        const std::uint64_t target = std::min<std::uint64_t>(
+            config::max_round_chunks,
+            std::uint64_t(scatter_blocks) * (large.size() == 1 ? 1 : config::round_chunks_per_block));
+        const std::uint64_t chunk_tiles = std::max<std::uint64_t>(1, (tiles + target - 1) / target);
         std::uint64_t matrix_at = 0, next_at = 0;
         for(const segment_range& r : large)
         {
             const std::uint64_t size = r.end - r.begin;
-            const std::uint64_t wanted = std::max<std::uint64_t>(2, size / config::partition_bucket_target);
-            unsigned int buckets = 2;
-            while(buckets * 2 <= wanted && buckets < config::partition_max_buckets) buckets *= 2;
-            std::uint64_t chunk_items = std::max<std::uint64_t>(config::chunk_min_items,
-                                                                (size + config::max_chunks_per_segment - 1) / config::max_chunks_per_segment);
-            chunk_items = align_up(chunk_items, config::partition_tile);
+            const unsigned int buckets = buckets_for(size);
+            // Equal chunks: as many as chunks of chunk_tiles would make, then evened out.
+            const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
+            const std::uint64_t chunk_items = align_up((size + wanted_chunks - 1) / wanted_chunks, tile);
             const unsigned int n_chunks = static_cast<unsigned int>((size + chunk_items - 1) / chunk_items);
             partition_segment s{};
             s.range = r;
@@ -303,26 +331,51 @@ struct segmented_runner
                          const Key* keys_in, Key* keys_dst, const Value* values_in, Value* values_dst)
     {
         constexpr unsigned int block = config::partition_block;
+        constexpr unsigned int items = config::partition_items_per_thread;
         constexpr unsigned int max_buckets = config::partition_max_buckets;
         auto* d_segs = at<partition_segment>(plan.segments);
         auto* d_chunks = at<partition_chunk>(plan.chunks);
         auto* min_max = at<std::uint64_t>(plan.min_max);
         auto* matrix = at<std::uint64_t>(plan.matrix);
+        auto* next = at<segment_range>(plan.next);
         const unsigned int n_segs = static_cast<unsigned int>(segs.size());
         const unsigned int n_chunks = static_cast<unsigned int>(chunks.size());
+        unsigned int most_buckets = 0;
+        for(const partition_segment& s : segs) most_buckets = std::max(most_buckets, s.buckets);
+        // Grid rows of column_scan_kernel: one wavefront per bucket (its loop covers any rest).
+        const unsigned int column_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_segs, segs.data(), n_segs * sizeof(partition_segment),
                                                     hipMemcpyHostToDevice, stream));
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_chunks, chunks.data(), n_chunks * sizeof(partition_chunk),
                                                     hipMemcpyHostToDevice, stream));
         init_min_max_kernel<><<<grid_for(n_segs, 256), 256, 0, stream>>>(min_max, n_segs);
-        chunk_min_max_kernel<Key, block><<<n_chunks, block, 0, stream>>>(d_chunks, keys_in, min_max, ord);
-        chunk_histogram_kernel<Key, block, max_buckets><<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in,
-                                                                                        matrix, ord);
-        segment_scan_kernel<block><<<n_segs, block, 0, stream>>>(d_segs, min_max, matrix, at<segment_range>(plan.next));
-        chunk_scatter_kernel<Key, Value, block, config::partition_items_per_thread, max_buckets>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, matrix, keys_in, keys_dst, keys_out,
-                                              values_in, values_dst, values_out, ord);
+        chunk_min_max_kernel<Key, block, items><<<n_chunks, block, 0, stream>>>(d_chunks, keys_in, min_max, ord);
+        chunk_histogram_kernel<Key, block, items, max_buckets>
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in, matrix, ord);
+        column_scan_kernel<block><<<dim3(n_segs, column_groups), block, 0, stream>>>(d_segs, matrix, next);
+        segment_starts_kernel<block, max_buckets><<<n_segs, block, 0, stream>>>(d_segs, min_max, next);
+        chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<n_chunks, block, 0, stream>>>(
+            d_chunks, d_segs, min_max, matrix, next, keys_in, keys_dst, keys_out, values_in, values_dst, values_out,
+            ord);
         return hipGetLastError();
+    }
+
+    /// Scatter blocks the GPU holds at once (the partition's chunk target); a failed query
+    /// assumes two per multiprocessor.
+    static unsigned int resident_scatter_blocks(int multiprocessors)
+    {
+        int per_sm = 0;
+        const auto kernel = chunk_scatter_kernel<Key, Value, config::partition_block,
+                                                 config::partition_items_per_thread, config::partition_max_buckets>;
+        if(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(kernel),
+                                                        config::partition_block, 0)
+               != hipSuccess
+           || per_sm < 1)
+        {
+            (void)hipGetLastError();
+            per_sm = 2;
+        }
+        return static_cast<unsigned int>(std::max(1, multiprocessors) * per_sm);
     }
 
     /// `single_size`: the size of the only segment when the host knows it (device-level sort),
@@ -392,6 +445,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
                                             stream, static_cast<unsigned int>(std::max(1, sms) * 8)};
+        runner.scatter_blocks = segmented_runner<Key, Value>::resident_scatter_blocks(sms);
         runner.enable_big_flash();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }

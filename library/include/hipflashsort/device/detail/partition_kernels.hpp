@@ -1,0 +1,419 @@
+// Kernels of one partition round over the large segments: min/max of each segment's images, a
+// bucket histogram per chunk, the scan of the counts into output positions, and the stable
+// scatter of every chunk into its segment's buckets, which become the next round's segments.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_PARTITION_KERNELS_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_PARTITION_KERNELS_HPP_
+
+#include <cstdint>
+
+#include "../../block/detail/block_primitives.hpp"
+#include "../../detail/empty_type.hpp"
+#include "../../thread/radix_key_codec.hpp"
+#include "bucket_classifier.hpp"
+#include "segmented_config.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// A large segment being partitioned this round (host-built, device-completed).
+struct partition_segment
+{
+    segment_range range;
+    std::uint64_t matrix_offset; // first entry of its buckets × chunks count matrix
+    std::uint64_t next_first;    // index of its first bucket in the next round's segment list
+    unsigned int buckets;        // bucket slots reserved (columns of the matrix)
+    unsigned int first_chunk;
+    unsigned int chunks;         // row length of the matrix: one entry per chunk and bucket
+    unsigned int pad_;
+};
+
+struct partition_chunk
+{
+    std::uint64_t begin;
+    std::uint64_t end;
+    unsigned int segment;
+    unsigned int index; // within its segment
+};
+
+template <class Key>
+HIPFLASHSORT_DEVICE std::uint64_t wide_image(const Key& k, order ord)
+{
+    return static_cast<std::uint64_t>(radix_key_codec<Key>::order_image(k, ord));
+}
+
+template <class Key>
+using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
+
+template <class Key>
+HIPFLASHSORT_DEVICE flash_classifier<Key> segment_classifier(const std::uint64_t* min_max, unsigned int segment,
+                                                             unsigned int buckets, order ord)
+{
+    using word = image_word_t<Key>;
+    return flash_classifier<Key>::make(static_cast<word>(min_max[2 * segment]),
+                                       static_cast<word>(min_max[2 * segment + 1]), buckets, ord);
+}
+
+/// Entry (bucket, chunk) of a segment's count matrix, bucket-major: a bucket's counts over the
+/// chunks are contiguous, so one wavefront scans them with coalesced reads.
+template <class Word>
+HIPFLASHSORT_DEVICE Word* matrix_entry(Word* matrix, const partition_segment& s, unsigned int bucket, unsigned int chunk)
+{
+    return matrix + s.matrix_offset + std::uint64_t(bucket) * s.chunks + chunk;
+}
+
+/// Reads a chunk's tile of Items items per thread, item r of a thread at `first + r * Stride`
+/// of the tile, every load issued before any is used (so a wavefront has Items loads in flight,
+/// not one); only a partial tile tests positions.
+template <unsigned int Items, unsigned int Stride, class T>
+HIPFLASHSORT_DEVICE void load_tile(const T* in, unsigned int first, unsigned int size, unsigned int tile,
+                                   T (&items)[Items])
+{
+    const T* from = in + first;
+    if(size == tile)
+    {
+#pragma unroll
+        for(unsigned int r = 0; r < Items; r++) items[r] = from[r * Stride];
+    }
+    else
+    {
+#pragma unroll
+        for(unsigned int r = 0; r < Items; r++)
+        {
+            if(first + r * Stride < size) items[r] = from[r * Stride];
+        }
+    }
+}
+
+/// Items of chunk `c` from `at` on that one tile of `tile` items holds.
+HIPFLASHSORT_DEVICE unsigned int tile_size(const partition_chunk& c, std::uint64_t at, unsigned int tile)
+{
+    return static_cast<unsigned int>(c.end - at < tile ? c.end - at : tile);
+}
+
+/// Calls f(key) for every key of chunk `c`, tile by tile, each tile's loads issued first.
+template <unsigned int BlockSize, unsigned int ItemsPerThread, class Key, class F>
+HIPFLASHSORT_DEVICE void for_each_chunk_key(const Key* keys, const partition_chunk& c, F f)
+{
+    constexpr unsigned int tile = BlockSize * ItemsPerThread;
+    for(std::uint64_t tile_begin = c.begin; tile_begin < c.end; tile_begin += tile)
+    {
+        const unsigned int size = tile_size(c, tile_begin, tile);
+        Key k[ItemsPerThread];
+        load_tile<ItemsPerThread, BlockSize>(keys + tile_begin, threadIdx.x, size, tile, k);
+#pragma unroll
+        for(unsigned int r = 0; r < ItemsPerThread; r++)
+        {
+            if(threadIdx.x + r * BlockSize < size) f(k[r]);
+        }
+    }
+}
+
+/// Min and max image of each chunk, merged per segment.
+template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread>
+__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks, const Key* keys,
+                                                                 std::uint64_t* min_max, order ord)
+{
+    __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
+    const partition_chunk c = chunks[blockIdx.x];
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0;
+    for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
+        const std::uint64_t v = wide_image(k, ord);
+        lo = min_of(lo, v);
+        hi = max_of(hi, v);
+    });
+    block_min_max<BlockSize>(lo, hi, scratch);
+    if(threadIdx.x == 0)
+    {
+        atomicMin(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment]), static_cast<unsigned long long>(lo));
+        atomicMax(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment + 1]), static_cast<unsigned long long>(hi));
+    }
+}
+
+/// Bucket counts of one chunk (LDS atomics), one column entry of its segment's matrix each.
+template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partition_chunk* chunks,
+                                                                   const partition_segment* segments,
+                                                                   const std::uint64_t* min_max, const Key* keys,
+                                                                   std::uint64_t* matrix, order ord)
+{
+    __shared__ unsigned int counts[MaxBuckets];
+    const partition_chunk c = chunks[blockIdx.x];
+    const partition_segment s = segments[c.segment];
+    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets, ord);
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) counts[b] = 0;
+    __syncthreads();
+    for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
+        atomicAdd(&counts[classify(k, static_cast<image_word_t<Key>>(wide_image(k, ord)))], 1u);
+    });
+    __syncthreads();
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) *matrix_entry(matrix, s, b, c.index) = counts[b];
+}
+
+/// One wavefront per (segment, bucket) column: the column's counts become exclusive prefixes
+/// over the chunks (where each chunk's share of the bucket starts inside the bucket), and the
+/// column's total is parked in the bucket's next-round range until segment_starts_kernel reads it.
+/// Grid: (segments, bucket groups).
+template <unsigned int BlockSize>
+__global__ __launch_bounds__(BlockSize) void column_scan_kernel(const partition_segment* segments,
+                                                               std::uint64_t* matrix, segment_range* next)
+{
+    using shape = block_shape<BlockSize>;
+    const partition_segment s = segments[blockIdx.x];
+    const unsigned int lane = lane_id();
+    for(unsigned int b = blockIdx.y * shape::waves + threadIdx.x / shape::wave; b < s.buckets;
+        b += gridDim.y * shape::waves)
+    {
+        std::uint64_t* column = matrix_entry(matrix, s, b, 0);
+        std::uint64_t running = 0;
+        for(unsigned int first = 0; first < s.chunks; first += shape::wave)
+        {
+            const unsigned int i = first + lane;
+            const std::uint64_t count = i < s.chunks ? column[i] : 0;
+            const std::uint64_t inclusive = wave_inclusive_scan(count);
+            if(i < s.chunks) column[i] = running + inclusive - count;
+            running += shuffle(inclusive, static_cast<int>(shape::wave - 1));
+        }
+        if(lane == 0) next[s.next_first + b].end = running;
+    }
+}
+
+/// One block per large segment: the bucket totals become the next round's segments (the buckets'
+/// ranges). A segment whose keys are all equal is already sorted: its buckets are listed empty,
+/// and its scatter (one bucket, identity positions) writes the final output directly.
+template <unsigned int BlockSize, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize) void segment_starts_kernel(const partition_segment* segments,
+                                                                  const std::uint64_t* min_max, segment_range* next)
+{
+    __shared__ std::uint64_t start[MaxBuckets];
+    __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
+    const partition_segment s = segments[blockIdx.x];
+    segment_range* buckets = next + s.next_first;
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) start[b] = buckets[b].end;
+    __syncthreads();
+    block_exclusive_scan_lds<BlockSize, std::uint64_t>([&](unsigned int j) -> std::uint64_t& { return start[j]; },
+                                                       s.buckets, scratch);
+    const bool done = min_max[2 * blockIdx.x] == min_max[2 * blockIdx.x + 1];
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
+    {
+        const std::uint64_t begin = s.range.begin + start[b];
+        const std::uint64_t end = b + 1 < s.buckets ? s.range.begin + start[b + 1] : s.range.end;
+        buckets[b] = done ? segment_range{begin, begin} : segment_range{begin, end};
+    }
+}
+
+/// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the
+/// tile staged in bucket order.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+struct scatter_storage
+{
+    // Output position of the bucket's first key of this tile, minus the bucket's first slot in
+    // the staged tile: a staged key at `slot` goes to cursor[bucket] + slot.
+    std::uint64_t cursor[MaxBuckets];
+    // Where the previous tile's run of each bucket ended in that staged tile.
+    std::uint32_t previous_end[MaxBuckets];
+    // 16-bit counters in 32-bit words: wave_stable_rank adds to two counters per LDS atomic.
+    std::uint32_t counter_words[block_shape<BlockSize>::waves * MaxBuckets / 2];
+    Key keys[BlockSize * ItemsPerThread];
+    Value values[has_values<Value> ? BlockSize * ItemsPerThread : 1];
+    std::uint32_t scan_scratch[block_shape<BlockSize>::waves];
+};
+
+/// Stable scatter of one chunk into its segment's buckets, tile by tile: rank each item within
+/// the tile per wavefront (input order), scan the ranks into the tile's bucket starts, stage the
+/// tile in LDS in bucket order, then write each bucket's run contiguously at the chunk's cursor
+/// for that bucket. The next tile's loads are issued before the write-out, into the registers the
+/// staged tile no longer needs, so they are in flight while the block writes.
+///
+/// Bucket and rank share one register per item, and the write-out classifies a staged key again
+/// instead of keeping a bucket per slot in LDS: three blocks of 256 fit an H100 SM (two a gfx9
+/// CU) with 16 items of 4 bytes per thread.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+struct chunk_scatter
+{
+    using shape = block_shape<BlockSize>;
+    using word = image_word_t<Key>;
+    using storage_type = scatter_storage<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
+    static constexpr unsigned int tile = BlockSize * ItemsPerThread;
+    static constexpr unsigned int span = ItemsPerThread * shape::wave; // positions per wavefront
+    static constexpr unsigned int bucket_bits = log2_ceil(MaxBuckets);
+    static constexpr unsigned int buckets_per_thread = (MaxBuckets + BlockSize - 1) / BlockSize;
+    static constexpr bool with_values = has_values<Value>;
+    static_assert(tile <= 65536 && MaxBuckets <= 65536 && MaxBuckets % 2 == 0, "bucket and rank share 32 bits");
+
+    storage_type& lds;
+    flash_classifier<Key> classify;
+    order ord;
+    unsigned int row; // counters per wavefront, 4-byte aligned for wave_stable_rank
+
+    HIPFLASHSORT_DEVICE chunk_scatter(storage_type& storage, const flash_classifier<Key>& c, order o)
+        : lds(storage), classify(c), ord(o), row((c.buckets + 1u) & ~1u)
+    {
+    }
+
+    HIPFLASHSORT_DEVICE unsigned int bucket_of(const Key& k) const
+    {
+        return classify(k, static_cast<word>(wide_image(k, ord)));
+    }
+    HIPFLASHSORT_DEVICE unsigned int buckets() const { return classify.buckets; }
+    HIPFLASHSORT_DEVICE std::uint16_t* counters() { return reinterpret_cast<std::uint16_t*>(lds.counter_words); }
+    HIPFLASHSORT_DEVICE static unsigned int wave_first() { return threadIdx.x / shape::wave * span + lane_id(); }
+    HIPFLASHSORT_DEVICE static unsigned int first_bucket() { return threadIdx.x * buckets_per_thread; }
+
+    /// Cursors start at the chunk's share of each bucket; counters start at zero.
+    HIPFLASHSORT_DEVICE void start(const std::uint64_t* matrix, const partition_segment& s, unsigned int chunk,
+                                   const segment_range* next)
+    {
+        for(unsigned int b = threadIdx.x; b < buckets(); b += BlockSize)
+        {
+            lds.cursor[b] = next[s.next_first + b].begin + *matrix_entry(matrix, s, b, chunk);
+            lds.previous_end[b] = 0;
+        }
+        clear_counters();
+        __syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE void clear_counters()
+    {
+        for(unsigned int i = threadIdx.x; i < shape::waves * row / 2; i += BlockSize) lds.counter_words[i] = 0;
+    }
+
+    HIPFLASHSORT_DEVICE void load(const Key* keys_in, const Value* values_in, std::uint64_t tile_begin,
+                                  unsigned int size, Key (&k)[ItemsPerThread], Value (&v)[ItemsPerThread])
+    {
+        load_tile<ItemsPerThread, shape::wave>(keys_in + tile_begin, wave_first(), size, tile, k);
+        if constexpr(with_values)
+            load_tile<ItemsPerThread, shape::wave>(values_in + tile_begin, wave_first(), size, tile, v);
+    }
+
+    /// Rank of each item among the tile's earlier items of its bucket, per wavefront, packed as
+    /// bucket << 16 | rank.
+    HIPFLASHSORT_DEVICE void rank(const Key (&k)[ItemsPerThread], unsigned int size,
+                                  unsigned int (&bucket_rank)[ItemsPerThread])
+    {
+        std::uint16_t* mine = counters() + threadIdx.x / shape::wave * row;
+#pragma unroll
+        for(unsigned int r = 0; r < ItemsPerThread; r++)
+        {
+            const bool valid = wave_first() + r * shape::wave < size;
+            const unsigned int bucket = valid ? bucket_of(k[r]) : 0;
+            bucket_rank[r] = bucket << 16 | wave_stable_rank<bucket_bits>(bucket, valid, mine);
+        }
+        __syncthreads();
+    }
+
+    /// Scans the wavefronts' counters in bucket-major order (bucket, then wavefront) into each
+    /// wavefront's first slot per bucket, and moves each bucket's cursor past the previous tile's
+    /// run to this tile's. Each thread owns consecutive buckets: their sums, one block scan of
+    /// the sums, and a rewrite, about 4 instructions per counter.
+    HIPFLASHSORT_DEVICE void scan_counts()
+    {
+        std::uint16_t* c = counters();
+        std::uint32_t count[buckets_per_thread];
+        std::uint32_t sum = 0;
+#pragma unroll
+        for(unsigned int i = 0; i < buckets_per_thread; i++)
+        {
+            const unsigned int b = first_bucket() + i;
+            count[i] = 0;
+#pragma unroll
+            for(unsigned int w = 0; w < shape::waves; w++) count[i] += b < buckets() ? c[w * row + b] : 0u;
+            sum += count[i];
+        }
+        // The block's exclusive prefix of `sum`. scan_scratch is not reused before two more
+        // barriers, so no barrier guards it after the read.
+        const std::uint32_t inclusive = wave_inclusive_scan(sum);
+        const unsigned int wave_id = threadIdx.x / shape::wave;
+        if(lane_id() == shape::wave - 1) lds.scan_scratch[wave_id] = inclusive;
+        __syncthreads();
+        std::uint32_t running = inclusive - sum;
+        for(unsigned int w = 0; w < wave_id; w++) running += lds.scan_scratch[w];
+#pragma unroll
+        for(unsigned int i = 0; i < buckets_per_thread; i++)
+        {
+            const unsigned int b = first_bucket() + i;
+            if(b < buckets())
+            {
+                lds.cursor[b] += std::uint64_t(lds.previous_end[b]) - running; // may step back: modulo 2^64
+                lds.previous_end[b] = running + count[i];
+#pragma unroll
+                for(unsigned int w = 0; w < shape::waves; w++)
+                {
+                    const std::uint32_t n = c[w * row + b];
+                    c[w * row + b] = static_cast<std::uint16_t>(running);
+                    running += n;
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE void stage(const Key (&k)[ItemsPerThread], const Value (&v)[ItemsPerThread],
+                                   const unsigned int (&bucket_rank)[ItemsPerThread], unsigned int size)
+    {
+        const std::uint16_t* mine = counters() + threadIdx.x / shape::wave * row;
+#pragma unroll
+        for(unsigned int r = 0; r < ItemsPerThread; r++)
+        {
+            if(wave_first() + r * shape::wave < size)
+            {
+                const unsigned int slot = mine[bucket_rank[r] >> 16] + (bucket_rank[r] & 0xffffu);
+                lds.keys[slot] = k[r];
+                if constexpr(with_values) lds.values[slot] = v[r];
+            }
+        }
+        __syncthreads();
+    }
+
+    /// Consecutive threads write consecutive staged slots: each bucket's run of the tile lands
+    /// contiguously at its cursor. The counters are cleared for the next tile meanwhile.
+    HIPFLASHSORT_DEVICE void write(unsigned int size, Key* keys_dst, Value* values_dst)
+    {
+        clear_counters();
+        for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
+        {
+            const Key key = lds.keys[slot];
+            const std::uint64_t to = lds.cursor[bucket_of(key)] + slot;
+            keys_dst[to] = key;
+            if constexpr(with_values) values_dst[to] = lds.values[slot];
+        }
+        __syncthreads();
+    }
+};
+
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
+    const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* min_max,
+    const std::uint64_t* matrix, const segment_range* next, const Key* keys_in, Key* keys_tmp, Key* keys_out,
+    const Value* values_in, Value* values_tmp, Value* values_out, order ord)
+{
+    using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
+    constexpr unsigned int tile = scatter::tile;
+    __shared__ typename scatter::storage_type lds;
+    const partition_chunk c = chunks[blockIdx.x];
+    const partition_segment s = segments[c.segment];
+    scatter agent(lds, segment_classifier<Key>(min_max, c.segment, s.buckets, ord), ord);
+    // A segment of equal keys is final after this scatter (its buckets are listed empty).
+    const bool done = min_max[2 * c.segment] == min_max[2 * c.segment + 1];
+    Key* keys_dst = done ? keys_out : keys_tmp;
+    Value* values_dst = done ? values_out : values_tmp;
+    agent.start(matrix, s, c.index, next);
+    Key k[ItemsPerThread];
+    Value v[ItemsPerThread];
+    agent.load(keys_in, values_in, c.begin, tile_size(c, c.begin, tile), k, v);
+    for(std::uint64_t tile_begin = c.begin; tile_begin < c.end; tile_begin += tile)
+    {
+        const unsigned int size = tile_size(c, tile_begin, tile);
+        unsigned int bucket_rank[ItemsPerThread];
+        agent.rank(k, size, bucket_rank);
+        agent.scan_counts();
+        agent.stage(k, v, bucket_rank, size);
+        const std::uint64_t next_tile = tile_begin + tile;
+        if(next_tile < c.end) agent.load(keys_in, values_in, next_tile, tile_size(c, next_tile, tile), k, v);
+        agent.write(size, keys_dst, values_dst);
+    }
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif
