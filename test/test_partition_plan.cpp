@@ -1,0 +1,142 @@
+// The partition round's host-side plan, without a GPU: the chunks of every large segment cover it
+// exactly in whole tiles, one segment gets at most one chunk per resident scatter block, the
+// buckets are powers of two in range, and every list, the count matrix and the next round's
+// segment list stay inside the temporary storage that segmented_plan reserved from the sizes
+// alone (the bounds the device kernels rely on and never check).
+#include <gtest/gtest.h>
+
+#include <hipflashsort/hipflashsort.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+using hipflashsort::detail::partition_chunk;
+using hipflashsort::detail::partition_segment;
+using hipflashsort::detail::segment_range;
+
+template <class Key, class Value>
+struct plan_check
+{
+    using config = hipflashsort::detail::segmented_config<Key, Value>;
+    using plan_type = hipflashsort::detail::segmented_plan<Key, Value>;
+    using runner_type = hipflashsort::detail::segmented_runner<Key, Value>;
+
+    /// Plans one round over `large` (segments of a sort of `size` keys in `segments` segments)
+    /// with `resident` scatter blocks, and checks it.
+    static void round(const std::vector<segment_range>& large, std::uint64_t size, std::uint64_t segments,
+                      unsigned int resident)
+    {
+        const plan_type plan(size, segments);
+        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 1};
+        runner.scatter_blocks = resident;
+        std::vector<partition_segment> segs;
+        std::vector<partition_chunk> chunks;
+        const std::uint64_t next = runner.plan_partition(large, segs, chunks);
+
+        ASSERT_EQ(segs.size(), large.size());
+        EXPECT_LE(segs.size(), plan.large_capacity);
+        EXPECT_LE(chunks.size(), plan.chunk_capacity) << "size " << size << ", resident " << resident;
+        EXPECT_LE(next, plan.next_capacity);
+        std::uint64_t matrix = 0, buckets = 0;
+        for(std::size_t i = 0; i < segs.size(); i++)
+        {
+            const partition_segment& s = segs[i];
+            const std::uint64_t keys = s.range.end - s.range.begin;
+            EXPECT_EQ(s.matrix_offset, matrix);
+            EXPECT_EQ(s.next_first, buckets);
+            EXPECT_GE(s.buckets, 2u);
+            EXPECT_LE(s.buckets, config::partition_max_buckets);
+            EXPECT_EQ(s.buckets & (s.buckets - 1), 0u) << "buckets " << s.buckets;
+            if(keys <= std::uint64_t(config::partition_max_buckets) * (runner.largest_small() / 2))
+                EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
+            if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(s.chunks, resident);
+            expect_cover(s, i, chunks);
+            matrix += std::uint64_t(s.chunks) * s.buckets;
+            buckets += s.buckets;
+        }
+        EXPECT_LE(matrix, plan.matrix_capacity) << "size " << size << ", resident " << resident;
+    }
+
+    /// The segment's chunks follow each other from its begin to its end, whole tiles but the last.
+    static void expect_cover(const partition_segment& s, std::size_t index, const std::vector<partition_chunk>& chunks)
+    {
+        std::uint64_t at = s.range.begin;
+        for(unsigned int c = 0; c < s.chunks; c++)
+        {
+            const partition_chunk& k = chunks[s.first_chunk + c];
+            EXPECT_EQ(k.segment, index);
+            EXPECT_EQ(k.index, c);
+            EXPECT_EQ(k.begin, at);
+            EXPECT_GT(k.end, k.begin);
+            if(c + 1 < s.chunks) EXPECT_EQ((k.end - k.begin) % config::partition_tile, 0u);
+            at = k.end;
+        }
+        EXPECT_EQ(at, s.range.end);
+    }
+
+    /// One array of each size (the device sort's first round).
+    static void single_segments()
+    {
+        for(const std::uint64_t size : {std::uint64_t(4097), std::uint64_t(65536), std::uint64_t(1) << 20,
+                                        (std::uint64_t(1) << 24) + 3, std::uint64_t(1) << 28,
+                                        (std::uint64_t(1) << 34) + 12345})
+        {
+            for(const unsigned int resident : {1u, 396u, 1024u, 8192u, 100000u})
+                round({segment_range{0, size}}, size, 1, resident);
+        }
+    }
+
+    /// Random sets of large segments with gaps, as later rounds (buckets) or users list them.
+    static void many_segments(unsigned int seed)
+    {
+        std::mt19937_64 rng(seed);
+        for(int trial = 0; trial < 40; trial++)
+        {
+            const std::uint64_t top = std::uint64_t(1) << (13 + rng() % 14);
+            std::vector<segment_range> large;
+            std::uint64_t at = 0;
+            const unsigned int count = 1 + static_cast<unsigned int>(rng() % 300);
+            for(unsigned int i = 0; i < count; i++)
+            {
+                at += rng() % 3 == 0 ? rng() % 5000 : 0;
+                const std::uint64_t keys = 4097 + rng() % top;
+                large.push_back(segment_range{at, at + keys});
+                at += keys;
+            }
+            const unsigned int resident = 1 + static_cast<unsigned int>(rng() % 2000);
+            round(large, at, count + rng() % 1000, resident);
+        }
+    }
+};
+
+template <class T>
+class PartitionPlan : public ::testing::Test
+{
+};
+
+template <class Key, class Value>
+struct types
+{
+    using key = Key;
+    using value = Value;
+};
+
+using plan_types = ::testing::Types<types<std::uint32_t, hipflashsort::empty_type>,
+                                    types<std::uint32_t, std::uint32_t>, types<std::uint64_t, std::uint64_t>,
+                                    types<std::uint8_t, hipflashsort::empty_type>, types<double, std::uint16_t>>;
+TYPED_TEST_SUITE(PartitionPlan, plan_types);
+
+TYPED_TEST(PartitionPlan, OneArrayFitsTheReservedStorage)
+{
+    plan_check<typename TypeParam::key, typename TypeParam::value>::single_segments();
+}
+
+TYPED_TEST(PartitionPlan, ManySegmentsFitTheReservedStorage)
+{
+    plan_check<typename TypeParam::key, typename TypeParam::value>::many_segments(20261122);
+}
+
+} // namespace
