@@ -1,11 +1,12 @@
 // The merge of sorted runs on the GPU, in rounds. The runs are consecutive parts of the input,
 // run 0 first, each sorted stably. A round refills a pinned window of W elements per run (k runs,
 // k * W at most the device capacity and at most 512 MiB of keys and values; the unconsumed tail
-// of the previous round stays at the front), chooses a prefix of every window (the tie rule below), copies the prefixes to the device concatenated in run
-// order, sorts them there with the library's stable sort and writes them out. Within a round the
-// stable sort orders equal keys by run, then by position; the tie rule makes every round's output
-// precede everything after it in that order, so the result is the stable sort of the whole input
-// (pairs keep input order among equal keys, and so do -0 and +0).
+// of the previous round stays at the front), chooses a prefix of every window (the tie rule
+// below), copies the prefixes to the device concatenated in run order, sorts them there with the
+// library's stable sort and writes them out. Within a round the stable sort orders equal keys by
+// run, then by position; the tie rule makes every round's output precede everything after it in
+// that order, so the result is the stable sort of the whole input (pairs keep input order among
+// equal keys, and so do -0 and +0).
 //
 // Tie rule, on the sort's order images (radix_key_codec::order_image: ascending or descending,
 // -0 = +0). Among the runs whose window does not reach the end of their file, m is the smallest

@@ -111,7 +111,6 @@ HIPFLASHSORT_DEVICE unsigned int logical_wave_sum(unsigned int value)
     return value;
 }
 
-
 } // namespace hipflashsort
 
 #endif

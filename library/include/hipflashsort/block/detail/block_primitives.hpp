@@ -69,8 +69,10 @@ HIPFLASHSORT_DEVICE T wave_inclusive_scan(T value)
 }
 
 /// Inclusive scan of one value per thread across the block; `scratch` holds `waves` words.
-/// Returns the inclusive prefix; `total` receives the block's sum.
-template <unsigned int BlockSize, class T>
+/// Returns the inclusive prefix; `total` receives the block's sum. GuardScratch = false leaves
+/// out the closing barrier, for callers that pass another barrier before `scratch` is written
+/// again.
+template <unsigned int BlockSize, class T, bool GuardScratch = true>
 HIPFLASHSORT_DEVICE T block_inclusive_scan(T value, T& total, T* scratch)
 {
     using shape = block_shape<BlockSize>;
@@ -87,7 +89,7 @@ HIPFLASHSORT_DEVICE T block_inclusive_scan(T value, T& total, T* scratch)
         if(w < wave_id) before += s;
         total += s;
     }
-    syncthreads();
+    if constexpr(GuardScratch) syncthreads();
     return value + before;
 }
 

@@ -53,6 +53,13 @@ HIPFLASHSORT_DEVICE flash_classifier<Key> segment_classifier(const std::uint64_t
                                        static_cast<word>(min_max[2 * segment + 1]), buckets, ord);
 }
 
+/// Whether every key of `segment` has the same image: its scatter is then final (one bucket,
+/// identity positions) and its buckets are listed empty.
+HIPFLASHSORT_DEVICE bool segment_is_constant(const std::uint64_t* min_max, unsigned int segment)
+{
+    return min_max[2 * segment] == min_max[2 * segment + 1];
+}
+
 /// Entry (bucket, chunk) of a segment's count matrix, bucket-major: a bucket's counts over the
 /// chunks are contiguous, so one wavefront scans them with coalesced reads.
 template <class Word>
@@ -192,7 +199,7 @@ __global__ __launch_bounds__(BlockSize) void segment_starts_kernel(const partiti
     __syncthreads();
     block_exclusive_scan_lds<BlockSize, std::uint64_t>([&](unsigned int j) -> std::uint64_t& { return start[j]; },
                                                        s.buckets, scratch);
-    const bool done = min_max[2 * blockIdx.x] == min_max[2 * blockIdx.x + 1];
+    const bool done = segment_is_constant(min_max, blockIdx.x);
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
     {
         const std::uint64_t begin = s.range.begin + start[b];
@@ -319,14 +326,10 @@ struct chunk_scatter
             for(unsigned int w = 0; w < shape::waves; w++) count[i] += b < buckets() ? c[w * row + b] : 0u;
             sum += count[i];
         }
-        // The block's exclusive prefix of `sum`. scan_scratch is not reused before two more
-        // barriers, so no barrier guards it after the read.
-        const std::uint32_t inclusive = wave_inclusive_scan(sum);
-        const unsigned int wave_id = threadIdx.x / shape::wave;
-        if(lane_id() == shape::wave - 1) lds.scan_scratch[wave_id] = inclusive;
-        __syncthreads();
-        std::uint32_t running = inclusive - sum;
-        for(unsigned int w = 0; w < wave_id; w++) running += lds.scan_scratch[w];
+        // scan_scratch is written again only after the next tile's barriers.
+        std::uint32_t total;
+        std::uint32_t running
+            = block_inclusive_scan<BlockSize, std::uint32_t, false>(sum, total, lds.scan_scratch) - sum;
 #pragma unroll
         for(unsigned int i = 0; i < buckets_per_thread; i++)
         {
@@ -392,8 +395,7 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
     scatter agent(lds, segment_classifier<Key>(min_max, c.segment, s.buckets, ord), ord);
-    // A segment of equal keys is final after this scatter (its buckets are listed empty).
-    const bool done = min_max[2 * c.segment] == min_max[2 * c.segment + 1];
+    const bool done = segment_is_constant(min_max, c.segment);
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;
     agent.start(matrix, s, c.index, next);

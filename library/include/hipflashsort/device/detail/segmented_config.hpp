@@ -141,8 +141,9 @@ struct segmented_config
     static_assert(largest_static <= 4096 && classes <= 16, "listed sizes in 12 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
-    // Partition pass: tiles of partition_block * items_per_thread items staged in LDS
-    // (keys, values and a 16-bit bucket id each, within about 24 KiB).
+    // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
+    // if each item took 2 bytes more than its key and value, within about 24 KiB (16 items of
+    // 4-byte keys, 9 of 4-byte pairs, 5 of 8-byte pairs).
     static constexpr unsigned int partition_block = 256;
     static constexpr unsigned int partition_items_per_thread =
         24576 / (partition_block * (item_bytes + 2)) < 1    ? 1
@@ -169,7 +170,6 @@ struct segmented_config
     // resident blocks (1.29 waves) left a second wave of 116 lone blocks.
     static constexpr unsigned int round_chunks_per_block = 8;
     static constexpr unsigned int max_round_chunks = 8192; // bounds the count matrix
-
 };
 
 } // namespace detail

@@ -103,7 +103,10 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     unsigned int grid_limit;
-    unsigned int scatter_blocks = 1; // set by resident_scatter_blocks
+    int multiprocessors = 1;
+    // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
+    // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
+    unsigned int scatter_blocks = 0;
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     // The dynamic-LDS flash class's kernel once it has opted in to its LDS, else null. Opt-in and
     // launch go through this one pointer: a kernel template instantiated in several translation
@@ -159,10 +162,11 @@ struct segmented_runner
     }
 
     /// Bins the round's segments, sorts every small one, and returns the large ones in `large`.
-    /// The class counts come back to the host (one synchronization, two when there are large
-    /// segments) before the sorts are launched, so only classes that hold segments get a launch,
-    /// each with a grid of its size. `single_size`: the size of the only segment when the host
-    /// knows it (device-level sort), which needs no read-back.
+    /// The class counts come back to the host (one synchronization) before the sorts are
+    /// launched, so only classes that hold segments get a launch, each with a grid of its size;
+    /// the large segments' list comes back after those launches (a second synchronization, while
+    /// the GPU sorts). `single_size`: the size of the only segment when the host knows it
+    /// (device-level sort), which needs no read-back.
     template <class Source>
     hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
                           std::vector<segment_range>& large, std::uint64_t single_size = 0)
@@ -184,13 +188,6 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, counts, sizeof(host), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
-        large.resize(host[config::large_class]);
-        if(!large.empty())
-        {
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, large.size() * sizeof(segment_range),
-                                                        hipMemcpyDeviceToHost, stream));
-            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
-        }
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
@@ -201,7 +198,12 @@ struct segmented_runner
             big_flash<<<grid_for(big, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
                 class_list(config::classes - 1), big, keys_in, keys_out, values_in, values_out, ord);
         }
-        return hipGetLastError();
+        HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
+        large.resize(host[config::large_class]);
+        if(large.empty()) return hipSuccess;
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, large.size() * sizeof(segment_range),
+                                                    hipMemcpyDeviceToHost, stream));
+        return hipStreamSynchronize(stream);
     }
 
     template <unsigned int... C>
@@ -297,7 +299,7 @@ struct segmented_runner
         for(const segment_range& r : large) tiles += (r.end - r.begin + tile - 1) / tile;
         const std::uint64_t target = std::min<std::uint64_t>(
             config::max_round_chunks,
-            std::uint64_t(scatter_blocks) * (large.size() == 1 ? 1 : config::round_chunks_per_block));
+            std::uint64_t(std::max(1u, scatter_blocks)) * (large.size() == 1 ? 1 : config::round_chunks_per_block));
         const std::uint64_t chunk_tiles = std::max<std::uint64_t>(1, (tiles + target - 1) / target);
         std::uint64_t matrix_at = 0, next_at = 0;
         for(const segment_range& r : large)
@@ -404,6 +406,7 @@ struct segmented_runner
         for(;;)
         {
             if(large.empty()) return hipSuccess;
+            if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             const std::uint64_t next_segments = plan_partition(large, segs, chunks);
             HIPFLASHSORT_RETURN_IF_ERROR(partition(segs, chunks, src, dst, vsrc, vdst));
             // The buckets now live in dst; the buffer read this round becomes the next target.
@@ -444,8 +447,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                            stream, static_cast<unsigned int>(std::max(1, sms) * 8)};
-        runner.scatter_blocks = segmented_runner<Key, Value>::resident_scatter_blocks(sms);
+                                            stream, static_cast<unsigned int>(std::max(1, sms) * 8), sms};
         runner.enable_big_flash();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
