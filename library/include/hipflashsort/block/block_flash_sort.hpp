@@ -5,8 +5,9 @@
 //   scatter positions into LDS buckets → sort each bucket (rank sort if small, bitonic network on
 //   (image, slot) if large) → write back.
 //
-// Stable and deterministic: the scatter ranks items in position order (no racing atomics), and
-// the in-bucket sorts break ties by slot, which is input order within a bucket.
+// Stable and deterministic: the in-bucket sorts break ties by slot, and the scatter ranks items in
+// position order wherever that order can show (pairs, float zeros); keys-only elsewhere take the
+// LDS atomics' order among equal buckets, which no result can tell apart.
 #ifndef HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 #define HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 
@@ -158,8 +159,9 @@ private:
         {
             const unsigned int pos = wave_id * span + round + lane_id();
             const bool valid = pos < size;
-            const unsigned int bucket = valid ? classify(s.keys[pos], image(s.keys[pos], ord)) : 0;
-            const unsigned int rank = detail::wave_stable_rank<bucket_bits>(bucket, valid, mine);
+            const Key key = valid ? s.keys[pos] : Key();
+            const unsigned int bucket = valid ? classify(key, image(key, ord)) : 0;
+            const unsigned int rank = detail::wave_rank<bucket_bits, with_values>(bucket, valid, key, mine);
             if(valid)
             {
                 s.bucket_of[pos] = static_cast<std::uint16_t>(bucket);

@@ -99,6 +99,13 @@ struct radix_key_codec
         const bit_key_type image = lossless_image_bits(b);
         return ord == order::ascending ? image : bit_key_type(~image);
     }
+
+    /// Whether another bit pattern shares the key's order image (only ±0 of a float type): where
+    /// this is false for every key, the order of equal keys cannot show in a keys-only result.
+    HIPFLASHSORT_HOST_DEVICE static constexpr bool shares_image(Key key)
+    {
+        return is_float && bit_key_type(to_bits(key) & bit_key_type(~sign_bit)) == 0;
+    }
 };
 
 } // namespace hipflashsort

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../../intrinsics/intrinsics.hpp"
+#include "../../thread/radix_key_codec.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -151,6 +152,50 @@ HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool vali
     }
     before = shuffle(before, static_cast<int>(leader));
     return before + popcount(peers & lanemask_lt());
+}
+
+/// Rank of one item among its wavefront's items of the same bucket, like wave_stable_rank but in
+/// an order the hardware picks among the lanes of one round (rounds stay in order). For keys
+/// without values whose equal images are equal bits, that order never shows in the result, which
+/// stays deterministic. One LDS atomic per lane instead of BucketBits ballots; a round whose
+/// lanes all share a bucket (runs, hot values) takes one atomic, as LDS atomics to one address
+/// serialize. All lanes of the wavefront must call it together.
+template <unsigned int BucketBits>
+HIPFLASHSORT_DEVICE unsigned int wave_unordered_rank(unsigned int bucket, bool valid, std::uint16_t* wave_counters)
+{
+    const unsigned int first = shuffle(bucket, 0);
+    const lane_mask_type active = ballot(valid);
+    if(active == 0) return 0;
+    if(ballot(valid && bucket != first) != 0)
+    {
+        const unsigned int shift = 16 * (bucket & 1u);
+        auto* word = reinterpret_cast<unsigned int*>(wave_counters) + bucket / 2;
+        return valid ? (atomicAdd(word, 1u << shift) >> shift) & 0xffffu : 0u;
+    }
+    // One bucket for the whole round: its first active lane adds the round's count.
+    const unsigned int lane = lane_id();
+    const unsigned int leader = static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(active)) - 1);
+    const unsigned int shift = 16 * (first & 1u);
+    unsigned int before = 0;
+    if(lane == leader)
+    {
+        auto* word = reinterpret_cast<unsigned int*>(wave_counters) + first / 2;
+        before = (atomicAdd(word, popcount(active) << shift) >> shift) & 0xffffu;
+    }
+    before = shuffle(before, static_cast<int>(leader));
+    return before + popcount(active & lanemask_lt());
+}
+
+/// Rank of an item among its wavefront's items of the same bucket: in input order where that
+/// order can show in the result (Ordered: pairs; or a float zero in the round, as -0 and +0 keep
+/// their input order), in the hardware's order elsewhere.
+template <unsigned int BucketBits, bool Ordered, class Key>
+HIPFLASHSORT_DEVICE unsigned int wave_rank(unsigned int bucket, bool valid, const Key& key, std::uint16_t* wave_counters)
+{
+    using codec = radix_key_codec<Key>;
+    const bool ordered = Ordered || (codec::is_float && ballot(valid && codec::shares_image(key)) != 0);
+    return ordered ? wave_stable_rank<BucketBits>(bucket, valid, wave_counters)
+                   : wave_unordered_rank<BucketBits>(bucket, valid, wave_counters);
 }
 
 } // namespace detail

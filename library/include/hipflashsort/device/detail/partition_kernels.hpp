@@ -293,7 +293,7 @@ struct chunk_scatter
     }
 
     /// Rank of each item among the tile's earlier items of its bucket, per wavefront, packed as
-    /// bucket << 16 | rank.
+    /// bucket << 16 | rank (input order only where it can show: wave_rank).
     HIPFLASHSORT_DEVICE void rank(const Key (&k)[ItemsPerThread], unsigned int size,
                                   unsigned int (&bucket_rank)[ItemsPerThread])
     {
@@ -303,7 +303,7 @@ struct chunk_scatter
         {
             const bool valid = wave_first() + r * shape::wave < size;
             const unsigned int bucket = valid ? bucket_of(k[r]) : 0;
-            bucket_rank[r] = bucket << 16 | wave_stable_rank<bucket_bits>(bucket, valid, mine);
+            bucket_rank[r] = bucket << 16 | wave_rank<bucket_bits, with_values>(bucket, valid, k[r], mine);
         }
         __syncthreads();
     }
