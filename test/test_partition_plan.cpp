@@ -52,6 +52,10 @@ struct plan_check
             EXPECT_EQ(s.buckets & (s.buckets - 1), 0u) << "buckets " << s.buckets;
             if(keys <= std::uint64_t(config::partition_max_buckets) * (runner.largest_small() / 2))
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
+            if(keys <= runner.one_round_limit())
+                EXPECT_LE(keys / s.buckets, runner.largest_small() / 4 * 3) << "one round must land small buckets";
+            else
+                EXPECT_EQ(s.buckets, config::partition_round_buckets);
             if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(s.chunks, resident);
             expect_cover(s, i, chunks);
             matrix += std::uint64_t(s.chunks) * s.buckets;

@@ -151,7 +151,7 @@ struct segmented_config
                                                             : 24576 / (partition_block * (item_bytes + 2));
     static constexpr unsigned int partition_tile = partition_block * partition_items_per_thread;
     // Buckets per segment (segmented_runner::buckets_for): a segment that one round of at most
-    // partition_max_buckets can cut into buckets of half the largest small class gets that one
+    // partition_max_buckets can cut into buckets of 3/4 of the largest small class gets that one
     // round, with buckets of about partition_bucket_keys keys; a larger one gets
     // partition_round_buckets and further rounds. Keys sort fastest in the network classes of
     // about 256 keys; pairs above 256 go to block flash sorts of about the same speed from 512
