@@ -49,19 +49,32 @@ struct plan_check
             EXPECT_EQ(s.next_first, buckets);
             EXPECT_GE(s.buckets, 2u);
             EXPECT_LE(s.buckets, config::partition_max_buckets);
-            EXPECT_EQ(s.buckets & (s.buckets - 1), 0u) << "buckets " << s.buckets;
             if(keys <= std::uint64_t(config::partition_max_buckets) * (runner.largest_small() / 2))
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
             if(keys <= runner.one_round_limit())
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 4 * 3) << "one round must land small buckets";
             else
-                EXPECT_EQ(s.buckets, config::partition_round_buckets);
+                expect_next_round_lands(keys, s.buckets, runner);
             if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(s.chunks, resident);
             expect_cover(s, i, chunks);
             matrix += std::uint64_t(s.chunks) * s.buckets;
             buckets += s.buckets;
         }
         EXPECT_LE(matrix, plan.matrix_capacity) << "size " << size << ", resident " << resident;
+    }
+
+    /// A segment of several rounds gets [partition_round_buckets, partition_wide_buckets] buckets,
+    /// and where those reach, buckets that the next round cuts to 4/5 of half the largest class.
+    static void expect_next_round_lands(std::uint64_t keys, unsigned int buckets, const runner_type& runner)
+    {
+        EXPECT_GE(buckets, config::partition_round_buckets);
+        EXPECT_LE(buckets, config::partition_wide_buckets);
+        if(buckets < config::partition_wide_buckets)
+        {
+            const std::uint64_t next = keys / buckets + 1;
+            EXPECT_LE(next, runner.one_round_limit()) << keys << " keys";
+            EXPECT_LE(next / runner.buckets_for(next), runner.largest_small() / 2 / 5 * 4) << keys << " keys";
+        }
     }
 
     /// The segment's chunks follow each other from its begin to its end, whole tiles but the last.

@@ -152,10 +152,11 @@ struct segmented_config
     static constexpr unsigned int partition_tile = partition_block * partition_items_per_thread;
     // Buckets per segment (segmented_runner::buckets_for): a segment that one round of at most
     // partition_max_buckets can cut into buckets of 3/4 of the largest small class gets that one
-    // round, with buckets of about partition_bucket_keys keys; a larger one gets
-    // partition_round_buckets and further rounds. Keys sort fastest in the network classes of
-    // about 256 keys; pairs above 256 go to block flash sorts of about the same speed from 512
-    // to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
+    // round, with buckets of about partition_bucket_keys keys (4/5 of it, or of a larger class
+    // limit where the buckets do not reach); a larger one gets partition_round_buckets (or a
+    // few more, partition_wide_buckets) and further rounds. Keys sort fastest in the network
+    // classes of about 256 keys; pairs above 256 go to block flash sorts of about the same speed
+    // from 512 to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
     // rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28 u32+u32 9.6 -> 11.3,
     // 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384 u32+u32 19 -> 25, of
     // 65536 u32 41 -> 46 (2^26 keys).
@@ -163,6 +164,14 @@ struct segmented_config
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
     static constexpr unsigned int partition_bucket_keys = has_values<Value> ? 2048 : 256;
     static constexpr unsigned int partition_round_buckets = 256;
+    // A round that is not the last takes up to one bucket per 12 keys of a tile, so that each
+    // bucket's run of a tile stays about 48 bytes or more of 4-byte keys (at 342 buckets 2^28
+    // u32 keys need two rounds and land at 1638 keys per bucket, inside the 2048 class; 8-byte
+    // keys and pairs keep partition_round_buckets: u64 2^27 lost 7% at 342).
+    static constexpr unsigned int partition_wide_buckets =
+        partition_tile / 12 > partition_max_buckets     ? partition_max_buckets
+        : partition_tile / 12 < partition_round_buckets ? partition_round_buckets
+                                                        : partition_tile / 12;
     // Chunks (one block each, a whole number of tiles): a round of one segment is cut into as many
     // equal chunks as the GPU holds scatter blocks at once, so that one wave keeps every SM busy
     // to the end; a round of several segments into about 8 chunks per resident block, so that

@@ -274,26 +274,40 @@ struct segmented_runner
     /// Largest segment that one round cuts into buckets averaging at most 3/4 of the largest
     /// small class: uniform keys then land every bucket in a small class. (At half the class,
     /// 2^28 u32 keys cut into 256 buckets of 2^20 ± noise sent half of them through a third
-    /// round, for a fifth of the sort's time; at 3/4 one H100 run gave u32 2^28 23.0 -> 23.4
-    /// Gkeys/s, u64 2^27 11.1 -> 12.7, segments of 65536 u32 46.8 -> 49.9.)
+    /// round, for a fifth of the sort's time.)
     std::uint64_t one_round_limit() const
     {
         return std::uint64_t(config::partition_max_buckets) * (largest_small() / 4 * 3);
     }
 
-    /// Buckets for a segment of `size` keys. A segment up to one_round_limit gets one round, with
-    /// buckets of about partition_bucket_keys keys (at least enough for half the largest class
-    /// each, where that fits partition_max_buckets); a larger one gets partition_round_buckets,
-    /// and its buckets get rounds of their own.
+    /// Buckets for a segment of `size` keys.
+    /// - Up to one_round_limit (the last round): buckets averaging 4/5 of the smallest class
+    ///   limit (powers of two from partition_bucket_keys) that partition_max_buckets reach, so
+    ///   that few buckets spill into the next class, up to half the largest small class; beyond
+    ///   that, partition_max_buckets.
+    /// - Larger: enough buckets that the next round is the last one and lands its buckets in
+    ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
+    /// H100, one run against powers of two (buckets of up to one class limit, which sent about
+    /// half of them into the next class): u32 2^28 23.7 -> 26.0 Gkeys/s, 2^24 25.3 -> 27.2;
+    /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0.
     unsigned int buckets_for(std::uint64_t size) const
     {
-        const std::uint64_t final_goal = largest_small() / 2;
-        std::uint64_t wanted = config::partition_round_buckets;
-        if(size <= one_round_limit())
-            wanted = std::max(size / config::partition_bucket_keys, (size + final_goal - 1) / final_goal);
-        unsigned int buckets = 2;
-        while(buckets < wanted && buckets < config::partition_max_buckets) buckets *= 2;
-        return buckets;
+        constexpr std::uint64_t most = config::partition_max_buckets;
+        if(size > one_round_limit())
+        {
+            const std::uint64_t next = most * (largest_small() / 2) / 4 * 3;
+            const std::uint64_t wanted = (size + next - 1) / next;
+            return static_cast<unsigned int>(std::min<std::uint64_t>(
+                std::max<std::uint64_t>(wanted, config::partition_round_buckets), config::partition_wide_buckets));
+        }
+        for(std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);;
+            limit *= 2)
+        {
+            const std::uint64_t goal = limit / 5 * 4;
+            const std::uint64_t wanted = (size + goal - 1) / goal;
+            if(wanted <= most) return static_cast<unsigned int>(std::max<std::uint64_t>(wanted, 2));
+            if(2 * limit > largest_small() / 2) return static_cast<unsigned int>(most);
+        }
     }
 
     /// Plans the partition of the large segments: buckets per segment, and chunks (one block
