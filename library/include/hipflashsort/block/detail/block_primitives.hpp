@@ -123,15 +123,38 @@ HIPFLASHSORT_DEVICE T block_exclusive_scan_lds(Accessor at, unsigned int n, T* s
     return total;
 }
 
+/// Adds `amount` to a wave's 16-bit counter of `bucket` (two per 32-bit word, 4-byte aligned;
+/// counts stay below 2^16, so the low half never carries into the high one) and returns the
+/// counter's previous value.
+HIPFLASHSORT_DEVICE unsigned int add_to_counter(std::uint16_t* wave_counters, unsigned int bucket, unsigned int amount)
+{
+    const unsigned int shift = 16 * (bucket & 1u);
+    auto* word = reinterpret_cast<unsigned int*>(wave_counters) + bucket / 2;
+    return (atomicAdd(word, amount << shift) >> shift) & 0xffffu;
+}
+
+/// Rank of a valid item within its peer group (the valid lanes of this round that share its
+/// bucket, `peers`) after the counter's earlier items: the lowest peer adds the group's size to
+/// the counter with one atomic and passes the counter's previous value on.
+HIPFLASHSORT_DEVICE unsigned int rank_in_peer_group(unsigned int bucket, bool valid, lane_mask_type peers,
+                                                    std::uint16_t* wave_counters)
+{
+    const unsigned int lane = lane_id();
+    const unsigned int leader = valid ? static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(peers)) - 1) : lane;
+    unsigned int before = 0;
+    if(valid && lane == leader) before = add_to_counter(wave_counters, bucket, popcount(peers));
+    before = shuffle(before, static_cast<int>(leader));
+    return before + popcount(peers & lanemask_lt());
+}
+
 /// Stable rank of one item among the items of its wavefront's range that share its bucket.
 /// Lanes call this in position order (lane order within a round, rounds in order); the wave's
 /// 16-bit counters (one per bucket, in LDS, 4-byte aligned) carry the counts of earlier rounds.
 /// Returns the number of earlier items of the same bucket. All lanes of the wavefront must call
 /// it together.
 ///
-/// The leader of each peer group adds the group's size with one LDS atomic on the 32-bit word
-/// that holds its counter (counts stay below 2^16, so the low half never carries into the high
-/// one). A wavefront's atomics to one address complete in issue order, so rounds stay ordered
+/// The leader of each peer group adds the group's size with one LDS atomic (rank_in_peer_group).
+/// A wavefront's atomics to one address complete in issue order, so rounds stay ordered
 /// without a read → shuffle → write chain per round. (With the scatter's lower register use this
 /// left u32 2^28 unchanged and made f32 normal 2^28 and 4096-65536-key segments 7-9% faster on
 /// an H100; the scatter is bound by its instruction count, about 150 per key.)
@@ -139,51 +162,22 @@ template <unsigned int BucketBits>
 HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool valid, std::uint16_t* wave_counters)
 {
     const lane_mask_type active = ballot(valid);
-    const lane_mask_type peers = match_any<BucketBits>(bucket) & active;
-    const unsigned int lane = lane_id();
-    // The lowest peer leads: it owns the counter update for this round.
-    const unsigned int leader = valid ? static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(peers)) - 1) : lane;
-    const unsigned int shift = 16 * (bucket & 1u);
-    unsigned int before = 0;
-    if(valid && lane == leader)
-    {
-        auto* word = reinterpret_cast<unsigned int*>(wave_counters) + bucket / 2;
-        before = (atomicAdd(word, popcount(peers) << shift) >> shift) & 0xffffu;
-    }
-    before = shuffle(before, static_cast<int>(leader));
-    return before + popcount(peers & lanemask_lt());
+    return rank_in_peer_group(bucket, valid, match_any<BucketBits>(bucket) & active, wave_counters);
 }
 
 /// Rank of one item among its wavefront's items of the same bucket, like wave_stable_rank but in
 /// an order the hardware picks among the lanes of one round (rounds stay in order). For keys
 /// without values whose equal images are equal bits, that order never shows in the result, which
 /// stays deterministic. One LDS atomic per lane instead of BucketBits ballots; a round whose
-/// lanes all share a bucket (runs, hot values) takes one atomic, as LDS atomics to one address
-/// serialize. All lanes of the wavefront must call it together.
+/// lanes all share a bucket (runs, hot values) is one peer group with one atomic, as LDS atomics
+/// to one address serialize. All lanes of the wavefront must call it together.
 template <unsigned int BucketBits>
 HIPFLASHSORT_DEVICE unsigned int wave_unordered_rank(unsigned int bucket, bool valid, std::uint16_t* wave_counters)
 {
-    const unsigned int first = shuffle(bucket, 0);
     const lane_mask_type active = ballot(valid);
-    if(active == 0) return 0;
-    if(ballot(valid && bucket != first) != 0)
-    {
-        const unsigned int shift = 16 * (bucket & 1u);
-        auto* word = reinterpret_cast<unsigned int*>(wave_counters) + bucket / 2;
-        return valid ? (atomicAdd(word, 1u << shift) >> shift) & 0xffffu : 0u;
-    }
-    // One bucket for the whole round: its first active lane adds the round's count.
-    const unsigned int lane = lane_id();
-    const unsigned int leader = static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(active)) - 1);
-    const unsigned int shift = 16 * (first & 1u);
-    unsigned int before = 0;
-    if(lane == leader)
-    {
-        auto* word = reinterpret_cast<unsigned int*>(wave_counters) + first / 2;
-        before = (atomicAdd(word, popcount(active) << shift) >> shift) & 0xffffu;
-    }
-    before = shuffle(before, static_cast<int>(leader));
-    return before + popcount(active & lanemask_lt());
+    const unsigned int first = shuffle(bucket, 0);
+    if(ballot(valid && bucket != first) == 0) return rank_in_peer_group(bucket, valid, active, wave_counters);
+    return valid ? add_to_counter(wave_counters, bucket, 1) : 0u;
 }
 
 /// Rank of an item among its wavefront's items of the same bucket: in input order where that

@@ -249,7 +249,7 @@ struct segmented_runner
     {
         if(count == 0) return;
         constexpr unsigned int waves = config::block_network_waves[C];
-        bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * 32, 0, stream>>>(
+        bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(
             class_list(config::rank_classes + C), count, keys_in, keys_out, ord);
     }
 

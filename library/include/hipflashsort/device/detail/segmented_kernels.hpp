@@ -529,6 +529,10 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_c
     if(total != 0) write_zero_run<Lanes>(row, zero, negative, run, member); // block-uniform
 }
 
+/// Lanes of the block networks' logical wavefronts (a hardware wavefront of 64 holds two); the
+/// block of Waves of them has Waves * block_network_lanes threads.
+inline constexpr unsigned int block_network_lanes = 32;
+
 /// Segments of up to Waves * 1024 keys of at most 4 bytes, one block each, sorted by a bitonic
 /// network on bare images: every wavefront of 32 lanes sorts 1024 of them in registers (32 per
 /// lane, warp_bitonic_sort), then each merge level above 1024 runs its strides of 1024 and more
@@ -539,11 +543,11 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_c
 /// 4096-key kernel took 206-255 and ran u32 at 96 Gkeys/s against 98 capped (f32 78 against
 /// 74); a cap of 128 spills and gives 66.
 template <class Key, unsigned int Waves>
-__global__ __launch_bounds__(Waves * 32, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(
+__global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
-    constexpr unsigned int lanes = 32, items = 32, span = lanes * items, capacity = Waves * span;
+    constexpr unsigned int lanes = block_network_lanes, items = 32, span = lanes * items, capacity = Waves * span;
     using codec = radix_key_codec<Key>;
     using network = warp_bitonic_sort<std::uint32_t, lanes, items>;
     __shared__ __align__(16) std::uint32_t row[capacity];
