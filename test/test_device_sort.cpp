@@ -243,6 +243,8 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
         check_segmented<float, long long, true>(boundaries, 5, distribution::special_floats, ord, false, seed++);
         // Keys only: the network classes sort bare images and put -0/+0 back in input order.
         check_segmented<float, int, false>(boundaries, 2, distribution::special_floats, ord, false, seed++);
+        // In place: the zeros' input order is read back from the input before the output is written.
+        check_segmented<float, int, false>(boundaries, 0, distribution::special_floats, ord, true, seed++);
         check_segmented<std::int16_t, int, false>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::uint64_t, unsigned int, true>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::int8_t, std::int64_t, false>(boundaries, 3, distribution::uniform_bits, ord, false, seed++);

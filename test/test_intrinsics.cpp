@@ -51,6 +51,35 @@ __global__ void intrinsics_kernel(lane_results* out, int width)
     out[tid] = r;
 }
 
+// Every thread of block b writes syncthreads_or over its block, where the only true thread (if
+// any) is thread which[b] (negative: none).
+__global__ void syncthreads_or_kernel(const int* which, int* out)
+{
+    const bool mine = static_cast<int>(threadIdx.x) == which[blockIdx.x];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = hipflashsort::syncthreads_or(mine) ? 1 : 0;
+}
+
+TEST(Intrinsics, SyncthreadsOrSeesAnyThread)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const unsigned int block = 4 * W;
+    const std::vector<int> which = {-1, 0, int(block) - 1, int(W) + 3, -1, int(2 * W)};
+    const std::size_t n = which.size() * block;
+    int* d_which = nullptr;
+    int* d_out = nullptr;
+    HIP_CHECK(hipMalloc(&d_which, which.size() * sizeof(int)));
+    HIP_CHECK(hipMalloc(&d_out, n * sizeof(int)));
+    HIP_CHECK(hipMemcpy(d_which, which.data(), which.size() * sizeof(int), hipMemcpyHostToDevice));
+    HIP_CHECK(hipMemset(d_out, 0x7F, n * sizeof(int)));
+    syncthreads_or_kernel<<<static_cast<unsigned int>(which.size()), block>>>(d_which, d_out);
+    HIP_CHECK(hipGetLastError());
+    std::vector<int> out(n);
+    HIP_CHECK(hipMemcpy(out.data(), d_out, n * sizeof(int), hipMemcpyDeviceToHost));
+    for(std::size_t i = 0; i < n; i++) ASSERT_EQ(out[i], which[i / block] >= 0 ? 1 : 0) << "thread " << i;
+    HIP_CHECK(hipFree(d_which));
+    HIP_CHECK(hipFree(d_out));
+}
+
 TEST(Intrinsics, DeviceWavefrontSizeMatchesHostQuery)
 {
     HIPFLASHSORT_REQUIRE_GPU();

@@ -223,9 +223,18 @@ struct segmented_runner
             constexpr unsigned int block = config::network_block(C);
             constexpr unsigned int items = config::network_items[C];
             constexpr unsigned int wave = capacity / items;
-            bitonic_sort_segments_kernel<Key, Value, block, wave, items>
-                <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
-                                                                      values_in, values_out, ord);
+            if constexpr(has_values<Value>)
+            {
+                bitonic_sort_segments_kernel<Key, Value, block, wave, items>
+                    <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
+                                                                          values_in, values_out, ord);
+            }
+            else
+            {
+                bitonic_sort_key_segments_kernel<Key, block, wave, items>
+                    <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
+                                                                          ord);
+            }
         }
         else
         {

@@ -133,37 +133,47 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
 // ---------------------------------------------------------------- small segments
 
 /// The small classes' loop: the block is cut into groups of Group threads (Group at most a
-/// wavefront), and each group takes listed segments of class `cls` in turn, copies one into its LDS
-/// slice of Capacity keys (and values) and calls sort(range, size, member, keys, values) on it.
+/// wavefront), and each group takes listed segments in turn and calls visit(begin, size, group,
+/// member) on one (size 0 where the list has run out, so that whole wavefronts keep calling).
 /// A group lives inside one wavefront, so wavefront barriers order its LDS accesses and the
 /// wavefronts of a block never wait for each other: one whose segment is still loading does not
 /// hold up the others' sorting.
-template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, class Key, class Value, class Sort>
-HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsigned int count, const Key* keys_in,
-                                                 const Value* values_in, Key* staged_keys, Value* staged_values,
-                                                 Sort sort)
+template <unsigned int BlockSize, unsigned int Group, class Visit>
+HIPFLASHSORT_DEVICE void for_each_listed_segment(const std::uint64_t* list, unsigned int count, Visit visit)
 {
     static_assert(Group <= device_wavefront_size(), "a group must not span wavefronts");
     constexpr unsigned int groups = BlockSize / Group;
     const unsigned int group = threadIdx.x / Group;
     const unsigned int member = threadIdx.x % Group;
-    Key* keys = staged_keys + group * Capacity;
-    Value* values = staged_values + (has_values<Value> ? group * Capacity : 0);
     for(unsigned int first = blockIdx.x * groups; first < count; first += gridDim.x * groups)
     {
         const unsigned int index = first + group;
         const std::uint64_t packed = index < count ? list[index] : 0;
-        const std::uint64_t begin = packed_segment::begin(packed);
         const unsigned int size = index < count ? packed_segment::size(packed) : 0;
-        for(unsigned int i = member; i < size; i += Group)
-        {
-            keys[i] = keys_in[begin + i];
-            if constexpr(has_values<Value>) values[i] = values_in[begin + i];
-        }
-        wave_barrier();
-        sort(begin, size, member, keys, values);
-        wave_barrier();
+        visit(packed_segment::begin(packed), size, group, member);
     }
+}
+
+/// for_each_listed_segment that first copies each segment into the group's LDS slice of
+/// Capacity keys (and values) and calls sort(begin, size, member, keys, values) on it.
+template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, class Key, class Value, class Sort>
+HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsigned int count, const Key* keys_in,
+                                                 const Value* values_in, Key* staged_keys, Value* staged_values,
+                                                 Sort sort)
+{
+    for_each_listed_segment<BlockSize, Group>(
+        list, count, [&](std::uint64_t begin, unsigned int size, unsigned int group, unsigned int member) {
+            Key* keys = staged_keys + group * Capacity;
+            Value* values = staged_values + (has_values<Value> ? group * Capacity : 0);
+            for(unsigned int i = member; i < size; i += Group)
+            {
+                keys[i] = keys_in[begin + i];
+                if constexpr(has_values<Value>) values[i] = values_in[begin + i];
+            }
+            wave_barrier();
+            sort(begin, size, member, keys, values);
+            wave_barrier();
+        });
 }
 
 /// Rank sort of segments up to Capacity keys, one group of Group threads each: each key's rank
@@ -233,131 +243,127 @@ HIPFLASHSORT_DEVICE void copy_striped(const T* row, T* out, unsigned int size, u
     for(unsigned int i = member; i < size; i += LogicalWave) out[i] = row[i];
 }
 
-/// Puts the zeros of a float segment back in input order: the sorted row holds them as a run
-/// (-0 before +0) starting after the keys that sort below zero; the i-th zero of the input is
-/// written to the run's i-th slot. `original` is lane `member`'s blocked share of the input.
-template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void restore_zero_order(const Key (&original)[ItemsPerThread], Key* row, unsigned int size,
-                                            unsigned int member, order ord)
-{
-    using codec = radix_key_codec<Key>;
-    const auto zero_image = codec::order_image(Key(0), ord);
-    unsigned int below = 0, zeros = 0;
-#pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
-    {
-        if(member * ItemsPerThread + j < size)
-        {
-            const auto image = codec::order_image(original[j], ord);
-            below += image < zero_image;
-            zeros += image == zero_image;
-        }
-    }
-    // Sum of `below` and exclusive prefix of `zeros` over the logical wave.
-    unsigned int zeros_before = zeros;
-#pragma unroll
-    for(unsigned int offset = 1; offset < LogicalWave; offset *= 2)
-    {
-        below += shuffle_xor(below, static_cast<int>(offset), static_cast<int>(LogicalWave));
-        const unsigned int other = shuffle_up(zeros_before, offset, static_cast<int>(LogicalWave));
-        if(member >= offset) zeros_before += other;
-    }
-    unsigned int slot = below + zeros_before - zeros;
-#pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
-    {
-        if(member * ItemsPerThread + j < size && codec::order_image(original[j], ord) == zero_image)
-            row[slot++] = original[j];
-    }
-}
-
-/// Keys without values: the network sorts bare 32-bit lossless images, with half the shuffles of
-/// an (image, position) composite. Equal images are equal keys, so the unstable network gives
-/// the stable result, with one exception: floats' -0 and +0 are equal keys with distinct images,
-/// and the network groups them by sign; their run is then rewritten in input order. Padding takes
-/// the largest image, which decodes to a real key when it ties.
-///
-/// The sorted keys go back to the LDS row and leave it in striped order, so that every global
-/// store of the wavefront writes consecutive keys.
-template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_images_only(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
-{
-    using codec = radix_key_codec<Key>;
-    using lds = blocked_lds<Key, ItemsPerThread>;
-    Key keys[ItemsPerThread];
-    lds::load(row, member, keys);
-    std::uint32_t images[ItemsPerThread];
-#pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
-    {
-        const bool real = member * ItemsPerThread + j < size;
-        images[j] = real ? std::uint32_t(codec::lossless_image(keys[j], ord)) : ~std::uint32_t(0);
-    }
-    warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
-    Key sorted[ItemsPerThread];
-    bool zeros = false;
-#pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
-    {
-        sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
-        zeros |= codec::is_float && member * ItemsPerThread + j < size && sorted[j] == Key(0);
-    }
-    wave_barrier(); // every lane has read its items before any is overwritten
-    lds::store(row, member, sorted);
-    if constexpr(codec::is_float)
-    {
-        if(ballot(zeros) != 0)
-        {
-            wave_barrier();
-            restore_zero_order<Key, LogicalWave, ItemsPerThread>(keys, row, size, member, ord);
-        }
-    }
-    wave_barrier();
-    copy_striped<LogicalWave>(row, out, size, member);
-}
-
-/// A row of 32 items per lane, swizzled: lane l's blocked item j lives at l * 32 + (j ^ l % 32).
-/// A wavefront storing item j of every lane, and one reading 32 consecutive positions, then
-/// touch 32 distinct banks; the plain blocked row puts all 32 lanes on one bank.
+/// An LDS row holding Items keys per lane in blocked order (lane h at positions h * Items ...),
+/// written with one vector store per 16 bytes of a lane. The 16-byte chunks of each 128-byte line
+/// are swizzled: chunk c of line l lives at chunk c ^ (l % lane_chunks). The lanes whose rows start
+/// a multiple of 128 bytes apart then store to distinct banks (unswizzled, all 8 lanes of a
+/// quarter-wavefront collide for 32 keys of 4 bytes), and reading consecutive keys stays
+/// conflict-free. Only lane_chunks vector addresses per lane: a swizzle per key had the compiler
+/// keep Items store addresses in registers across the segment loop (32 -> 59 registers for 16
+/// u32 keys per lane).
+template <class Key, unsigned int Items>
 struct swizzled_row
 {
-    HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position) { return position ^ (position / 32 % 32); }
+    static constexpr unsigned int lane_bytes = Items * sizeof(Key);
+    static_assert((lane_bytes & (lane_bytes - 1)) == 0 && lane_bytes <= 128, "a power-of-two share of a line");
+    static constexpr unsigned int chunk_bytes = lane_bytes < 16 ? lane_bytes : 16;
+    static constexpr unsigned int chunk_items = chunk_bytes / sizeof(Key);
+    static constexpr unsigned int lane_chunks = Items / chunk_items;
+    struct alignas(chunk_bytes) chunk
+    {
+        Key items[chunk_items];
+    };
+
+    /// Where the key of blocked position `position` lives.
+    HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position)
+    {
+        const unsigned int line = position / (128 / sizeof(Key));
+        return position ^ (line % lane_chunks * chunk_items);
+    }
+
+    /// Stores a lane's Items keys at blocked positions first ... first + Items - 1 (first a
+    /// multiple of Items; the row aligned to 16 bytes).
+    HIPFLASHSORT_DEVICE static void store(Key* row, unsigned int first, const Key (&keys)[Items])
+    {
+#pragma unroll
+        for(unsigned int c = 0; c < lane_chunks; c++)
+        {
+            chunk w;
+#pragma unroll
+            for(unsigned int i = 0; i < chunk_items; i++) w.items[i] = keys[c * chunk_items + i];
+            *reinterpret_cast<chunk*>(row + slot(first + c * chunk_items)) = w;
+        }
+    }
+
+    /// The chunk holding blocked positions from `position` (a multiple of chunk_items).
+    HIPFLASHSORT_DEVICE static chunk load_chunk(const Key* row, unsigned int position)
+    {
+        return *reinterpret_cast<const chunk*>(row + slot(position));
+    }
 };
 
-/// Reads a lane's Items keys striped from an LDS row, item j from position first + j * Lanes +
-/// member (a network sorts a set, so any assignment will do, and this one has no bank conflicts),
-/// as 32-bit lossless images, padding past `size` with the largest. Float zeros are noted here so
-/// that the keys need not stay live across the network: bit j of `zero` / `negative` for item j,
-/// and `below` counts the keys ordered below zero.
+/// Reads a logical wavefront's share of a segment from global memory as 32-bit lossless images,
+/// striped: lane `member`'s item j is key j * Lanes + member. A network sorts a set, so any
+/// assignment will do, and with this one every load instruction reads consecutive keys and all
+/// Items loads of a lane are in flight at once. Past `size`, padding takes the largest image.
 template <unsigned int Lanes, class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE void read_striped_images(const Key* row, unsigned int first, unsigned int size,
-                                             unsigned int member, order ord, std::uint32_t (&images)[Items],
-                                             std::uint32_t& zero, std::uint32_t& negative, unsigned int& below)
+HIPFLASHSORT_DEVICE void load_striped_images(const Key* in, unsigned int size, unsigned int member, order ord,
+                                             std::uint32_t (&images)[Items])
 {
     using codec = radix_key_codec<Key>;
-    const auto zero_image = codec::order_image(Key(0), ord);
+    // One lane pointer and constant offsets: the 32-bit positions, zero-extended, would give each
+    // load its own 64-bit address.
+    const Key* const lane_in = in + member;
 #pragma unroll
     for(unsigned int j = 0; j < Items; j++)
     {
-        const unsigned int pos = first + j * Lanes + member;
-        const Key key = pos < size ? row[pos] : Key(0);
-        images[j] = pos < size ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
-        if constexpr(codec::is_float)
+        const bool real = j * Lanes + member < size;
+        const Key key = real ? lane_in[j * Lanes] : Key(0);
+        images[j] = real ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
+    }
+}
+
+/// Whether a lane's sorted images (ascending across its items) hold a float zero. Only a lane
+/// whose range reaches the two zero images (-0 and +0 are neighbours) tests its items, so the
+/// zeros cost the other lanes two compares; padding, the largest image, is never a zero.
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE bool holds_zero(const std::uint32_t (&sorted)[Items], order ord)
+{
+    using codec = radix_key_codec<Key>;
+    const std::uint32_t plus = codec::lossless_image(Key(0), ord);
+    const std::uint32_t minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
+    const std::uint32_t low = min_of(plus, minus), high = max_of(plus, minus);
+    bool zero = false;
+    if(sorted[0] <= high && sorted[Items - 1] >= low)
+    {
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++) zero |= sorted[j] == low || sorted[j] == high;
+    }
+    return zero;
+}
+
+/// Float zeros of the lane's striped share of the input, read again (the rare path of segments
+/// that hold zeros, so that the network does not keep these marks or the keys live): bit j of
+/// `zero` / `negative` for item j, and `below` counts the lane's keys ordered below zero.
+template <unsigned int Lanes, unsigned int Items, class Key>
+HIPFLASHSORT_DEVICE void note_zeros(const Key* in, unsigned int size, unsigned int member, order ord,
+                                    std::uint32_t& zero, std::uint32_t& negative, unsigned int& below)
+{
+    using codec = radix_key_codec<Key>;
+    static_assert(Items <= 32, "one bit per item");
+    const auto zero_image = codec::order_image(Key(0), ord);
+    zero = negative = below = 0;
+#pragma unroll 4
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const unsigned int pos = j * Lanes + member;
+        if(pos < size)
         {
+            const Key key = in[pos];
             const auto image = codec::order_image(key, ord);
-            zero |= std::uint32_t(pos < size && image == zero_image) << j;
+            zero |= std::uint32_t(image == zero_image) << j;
             negative |= std::uint32_t((codec::to_bits(key) & codec::sign_bit) != 0) << j;
-            below += pos < size && image < zero_image;
+            below += image < zero_image;
         }
     }
 }
 
-/// Puts the float zeros noted by read_striped_images back into a sorted swizzled row in input
-/// order (position order of the reads: j = 0, 1, ..., lanes in order within each). The network
-/// puts -0 before +0; the i-th zero of the input goes to slot `run` + i, where `run` is where this
-/// logical wavefront's zeros start (after every key ordered below zero, and after the zeros of
-/// earlier wavefronts of a block).
-template <unsigned int Lanes, class Key>
+/// Puts the float zeros noted by note_zeros back into a sorted swizzled row in input order
+/// (striped position order: item j, then lanes in order). The network puts -0 before +0; the
+/// i-th zero of the input goes to row position `run` + i, where `run` is where this logical
+/// wavefront's zeros start (after every key ordered below zero, and after the zeros of earlier
+/// wavefronts of a block).
+template <unsigned int Lanes, unsigned int Items, class Key>
 HIPFLASHSORT_DEVICE void write_zero_run(Key* row, std::uint32_t zero, std::uint32_t negative, unsigned int run,
                                         unsigned int member)
 {
@@ -365,48 +371,58 @@ HIPFLASHSORT_DEVICE void write_zero_run(Key* row, std::uint32_t zero, std::uint3
     const unsigned int hardware_lane = lane_id();
     const lane_mask_type lower = (lane_mask_type(1) << member) - 1;
 #pragma unroll 1 // unrolled, the 32 ballots doubled the kernel's registers
-    for(unsigned int j = 0; j < 32; j++) // one bit of the masks per item
+    for(unsigned int j = 0; j < Items; j++)
     {
         const bool is_zero = (zero >> j) & 1u;
         const lane_mask_type votes = logical_ballot<Lanes>(is_zero, hardware_lane);
         const Key key = codec::from_bits(((negative >> j) & 1u) ? codec::sign_bit : 0);
-        if(is_zero) row[swizzled_row::slot(run + popcount(votes & lower))] = key;
+        if(is_zero) row[swizzled_row<Key, Items>::slot(run + popcount(votes & lower))] = key;
         run += popcount(votes);
     }
 }
 
-/// sort_images_only for 32 items per lane. The lane's items are read striped (item j from
-/// position j * LogicalWave + member: the network sorts a set, so any assignment will do, and
-/// this one has no bank conflicts); the sorted blocked items go to a swizzled row. Float zeros are
-/// counted in input order across the striped reads.
-template <class Key, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_images_only_wide(Key* row, Key* out, unsigned int size, unsigned int member, order ord)
+/// Keys without values, one logical wavefront per segment: the network sorts bare 32-bit
+/// lossless images, with half the shuffles of an (image, position) composite. Equal images are
+/// equal keys, so the unstable network gives the stable result, with one exception: floats' -0
+/// and +0 are equal keys with distinct images, and the network groups them by sign; when the
+/// wavefront holds a zero, their run is rewritten in input order. Padding takes the largest
+/// image, which decodes to a real key when it ties.
+///
+/// The keys come straight from global memory into registers (load_striped_images); the sorted
+/// keys go through the wavefront's swizzled LDS slice, from `first` in `row`, and leave it in
+/// striped order, so that every global store writes consecutive keys. `in` is read again only
+/// for zeros, before the copy-out, so `in == out` is fine. Against staging the input in LDS
+/// first (H100, 2^26 keys, Gkeys/s): u32 segments of 32 / 256 / 1000 keys 230 / 224 / 137 ->
+/// 277 / 233 / 149, f32 of 1000 keys 99 -> 135.
+template <class Key, unsigned int Lanes, unsigned int Items>
+HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, unsigned int first, unsigned int size,
+                                          unsigned int member, order ord)
 {
-    static_assert(ItemsPerThread == 32, "the swizzle covers rows of 32 items per lane");
     using codec = radix_key_codec<Key>;
-    std::uint32_t images[ItemsPerThread];
-    std::uint32_t zero = 0, negative = 0;
-    unsigned int below = 0;
-    read_striped_images<LogicalWave>(row, 0, size, member, ord, images, zero, negative, below);
-    warp_bitonic_sort<std::uint32_t, LogicalWave, ItemsPerThread>().sort(images);
-    wave_barrier(); // every lane has read its items before any is overwritten
+    using slots = swizzled_row<Key, Items>;
+    std::uint32_t images[Items];
+    load_striped_images<Lanes>(in, size, member, ord, images);
+    warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(images);
+    Key sorted[Items];
 #pragma unroll
-    for(unsigned int j = 0; j < ItemsPerThread; j++)
-    {
-        row[swizzled_row::slot(member * ItemsPerThread + j)]
-            = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
-    }
+    for(unsigned int j = 0; j < Items; j++)
+        sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+    wave_barrier(); // the slice's previous segment has been copied out
+    slots::store(row, first + member * Items, sorted);
     if constexpr(codec::is_float)
     {
-        if(ballot(zero != 0) != 0)
+        if(ballot(holds_zero<Key>(images, ord)) != 0) // wavefront-uniform
         {
-            const unsigned int run = logical_wave_sum<LogicalWave>(below);
+            std::uint32_t zero, negative;
+            unsigned int below;
+            note_zeros<Lanes, Items>(in, size, member, ord, zero, negative, below);
+            const unsigned int run = first + logical_wave_sum<Lanes>(below);
             wave_barrier();
-            write_zero_run<LogicalWave>(row, zero, negative, run, member);
+            write_zero_run<Lanes, Items>(row, zero, negative, run, member);
         }
     }
     wave_barrier();
-    for(unsigned int i = member; i < size; i += LogicalWave) out[i] = row[swizzled_row::slot(i)];
+    for(unsigned int i = member; i < size; i += Lanes) out[i] = row[slots::slot(first + i)];
 }
 
 /// Keys with values: the network sorts (image << 32 | position), which is unique, so the result
@@ -444,36 +460,44 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
     copy_striped<LogicalWave>(row_values, values_out, size, member);
 }
 
-/// Segments up to LogicalWave * ItemsPerThread keys of at most 4 bytes, one logical wavefront
-/// each, sorted by a bitonic network in registers and shuffles: O(log^2 m) steps instead of the
-/// rank sort's O(m) compares per key.
+/// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes, without values, one
+/// logical wavefront each, sorted by a bitonic network in registers and shuffles
+/// (sort_images_only): O(log^2 m) steps instead of the rank sort's O(m) compares per key.
+template <class Key, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
+__global__ __launch_bounds__(BlockSize) void bitonic_sort_key_segments_kernel(const std::uint64_t* list,
+                                                                              unsigned int count, const Key* keys_in,
+                                                                              Key* keys_out, order ord)
+{
+    static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
+    constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
+    __shared__ __align__(16) Key row[BlockSize * ItemsPerThread]; // swizzled_row's vector stores
+    for_each_listed_segment<BlockSize, LogicalWave>(
+        list, count, [&](std::uint64_t begin, unsigned int size, unsigned int group, unsigned int member) {
+            sort_images_only<Key, LogicalWave, ItemsPerThread>(keys_in + begin, keys_out + begin, row,
+                                                               group * capacity, size, member, ord);
+        });
+}
+
+/// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes with values, one
+/// logical wavefront each, staged in LDS and sorted by a bitonic network on (image, position)
+/// composites (sort_composites).
 template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
 __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
     Value* values_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
+    static_assert(has_values<Value>, "keys alone go through bitonic_sort_key_segments_kernel");
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
     constexpr unsigned int groups = BlockSize / LogicalWave;
     // Aligned for blocked_lds's word reads of a lane's items.
     __shared__ __align__(16) Key keys[groups * capacity];
-    __shared__ __align__(16) Value values[has_values<Value> ? groups * capacity : 1];
+    __shared__ __align__(16) Value values[groups * capacity];
     for_each_staged_segment<BlockSize, LogicalWave, capacity>(
         list, count, keys_in, values_in, keys, values,
         [&](std::uint64_t begin, unsigned int size, unsigned int member, Key* my_keys, Value* my_values) {
-            if constexpr(!has_values<Value>)
-            {
-                (void)my_values;
-                if constexpr(ItemsPerThread >= 32)
-                    sort_images_only_wide<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
-                else
-                    sort_images_only<Key, LogicalWave, ItemsPerThread>(my_keys, keys_out + begin, size, member, ord);
-            }
-            else
-            {
-                sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out + begin,
-                                                                          values_out + begin, size, member, ord);
-            }
+            sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out + begin,
+                                                                      values_out + begin, size, member, ord);
         });
 }
 
@@ -487,30 +511,42 @@ template <unsigned int Items>
 HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
                                                unsigned int mask)
 {
+    using slots = swizzled_row<std::uint32_t, Items>;
+    constexpr unsigned int n = slots::chunk_items;
     syncthreads(); // the row's previous readers are done
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) row[swizzled_row::slot(first + j)] = images[j];
+    slots::store(row, first, images);
     syncthreads();
     // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
-    // the same for all of this lane's items.
+    // the same for all of this lane's items. A flip stage (mask = level - 1) pairs item j with the
+    // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
     const unsigned int top = 1u << (31 - __clz(static_cast<int>(mask)));
     const bool lower = (first & top) == 0;
+    const bool flip = (mask & 1u) != 0;
 #pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
+    for(unsigned int c = 0; c < slots::lane_chunks; c++)
     {
-        const std::uint32_t partner = row[swizzled_row::slot((first + j) ^ mask)];
-        images[j] = lower ? min_of(images[j], partner) : max_of(images[j], partner);
+        const auto partners = slots::load_chunk(row, ((first + c * n) ^ mask) & ~(n - 1));
+#pragma unroll
+        for(unsigned int i = 0; i < n; i++)
+        {
+            const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
+            std::uint32_t& image = images[c * n + i];
+            image = lower ? min_of(image, partner) : max_of(image, partner);
+        }
     }
 }
 
-/// The block network's float zeros: each wavefront's run starts after the keys below zero in
-/// the whole block and the zeros of earlier wavefronts; per-wavefront counts go through
-/// `wave_counts`.
-template <unsigned int Waves, unsigned int Lanes, class Key>
-HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_counts, std::uint32_t zero,
-                                                  std::uint32_t negative, unsigned int below, unsigned int wave,
-                                                  unsigned int member)
+/// The block network's float zeros, when the block saw one: each wavefront's run starts after
+/// the keys below zero in the whole block and the zeros of earlier wavefronts; per-wavefront
+/// counts go through `wave_counts`. `in` and `size` are this wavefront's striped share.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items, class Key>
+HIPFLASHSORT_DEVICE void restore_block_zero_order(const Key* in, unsigned int size, Key* row,
+                                                  unsigned int* wave_counts, unsigned int wave, unsigned int member,
+                                                  order ord)
 {
+    std::uint32_t zero, negative;
+    unsigned int below;
+    note_zeros<Lanes, Items>(in, size, member, ord, zero, negative, below);
     const unsigned int zeros = logical_wave_sum<Lanes>(popcount(zero));
     below = logical_wave_sum<Lanes>(below);
     if(member == 0)
@@ -519,14 +555,10 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_c
         wave_counts[Waves + wave] = below;
     }
     syncthreads();
-    unsigned int run = 0, total = 0;
+    unsigned int run = 0;
 #pragma unroll
-    for(unsigned int w = 0; w < Waves; w++)
-    {
-        run += wave_counts[Waves + w] + (w < wave ? wave_counts[w] : 0u);
-        total += wave_counts[w];
-    }
-    if(total != 0) write_zero_run<Lanes>(row, zero, negative, run, member); // block-uniform
+    for(unsigned int w = 0; w < Waves; w++) run += wave_counts[Waves + w] + (w < wave ? wave_counts[w] : 0u);
+    write_zero_run<Lanes, Items>(row, zero, negative, run, member);
 }
 
 /// Lanes of the block networks' logical wavefronts (a hardware wavefront of 64 holds two); the
@@ -534,39 +566,40 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(Key* row, unsigned int* wave_c
 inline constexpr unsigned int block_network_lanes = 32;
 
 /// Segments of up to Waves * 1024 keys of at most 4 bytes, one block each, sorted by a bitonic
-/// network on bare images: every wavefront of 32 lanes sorts 1024 of them in registers (32 per
-/// lane, warp_bitonic_sort), then each merge level above 1024 runs its strides of 1024 and more
-/// between wavefronts through LDS and its smaller ones inside each wavefront (merge_bitonic).
-/// Float zeros are put back in input order, as in sort_images_only_wide.
+/// network on bare images: every wavefront of 32 lanes loads 1024 of them straight into
+/// registers (32 per lane, striped) and sorts them (warp_bitonic_sort), then each merge level
+/// above 1024 runs its strides of 1024 and more between wavefronts through LDS and its smaller
+/// ones inside each wavefront (merge_bitonic). Float zeros are put back in input order, as in
+/// sort_images_only.
 ///
-/// Registers are capped at 168 (3 blocks of 4 wavefronts per H100 SM) and 128: uncapped, the
-/// 4096-key kernel took 206-255 and ran u32 at 96 Gkeys/s against 98 capped (f32 78 against
-/// 74); a cap of 128 spills and gives 66.
+/// Registers are capped at 168 (3 blocks of 4 wavefronts per H100 SM) and 128, which bound the
+/// kernel when it staged its input in LDS (206-255 registers uncapped). Loading straight into
+/// registers it takes 96-128 under either cap; tighter caps of 128 and 85 (4 and 12 blocks per
+/// SM) ran segments of 2048 keys no faster (u32 113 against 116 Gkeys/s, f32 106 against 109).
 template <class Key, unsigned int Waves>
 __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) void bitonic_block_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
+    static_assert(Waves >= 2, "the first exchange orders the row's reuse across segments");
     constexpr unsigned int lanes = block_network_lanes, items = 32, span = lanes * items, capacity = Waves * span;
     using codec = radix_key_codec<Key>;
     using network = warp_bitonic_sort<std::uint32_t, lanes, items>;
+    using slots = swizzled_row<Key, items>;
     __shared__ __align__(16) std::uint32_t row[capacity];
     __shared__ unsigned int wave_counts[2 * Waves]; // zeros, then keys below zero, per wavefront
     const unsigned int wave = threadIdx.x / lanes;
     const unsigned int member = threadIdx.x % lanes;
     const unsigned int first = wave * span + member * items; // this lane's blocked positions
-    Key* const staged = reinterpret_cast<Key*>(row);
+    Key* const sorted = reinterpret_cast<Key*>(row);
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
     {
         const std::uint64_t begin = packed_segment::begin(list[index]);
         const unsigned int size = packed_segment::size(list[index]);
-        syncthreads(); // the previous segment's copy-out is done
-        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) staged[i] = keys_in[begin + i];
-        syncthreads();
+        const Key* const in = keys_in + begin + wave * span;
+        const unsigned int share = size > wave * span ? size - wave * span : 0u; // this wavefront's keys
         std::uint32_t images[items];
-        std::uint32_t zero = 0, negative = 0;
-        unsigned int below = 0;
-        read_striped_images<lanes>(staged, wave * span, size, member, ord, images, zero, negative, below);
+        load_striped_images<lanes>(in, share, member, ord, images);
         network().sort(images);
 #pragma unroll
         for(unsigned int level = 2 * span; level <= capacity; level *= 2)
@@ -577,14 +610,19 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
                 exchange_across_waves(row, images, first, stride);
             network().merge_bitonic(images);
         }
-        syncthreads();
+        bool zeros = false;
+        if constexpr(codec::is_float) zeros = syncthreads_or(holds_zero<Key>(images, ord));
+        else syncthreads();
+        Key keys[items];
 #pragma unroll
-        for(unsigned int j = 0; j < items; j++)
-            staged[swizzled_row::slot(first + j)] = codec::decode_lossless(typename codec::bit_key_type(images[j]), ord);
+        for(unsigned int j = 0; j < items; j++) keys[j] = codec::decode_lossless(typename codec::bit_key_type(images[j]), ord);
+        slots::store(sorted, first, keys);
         if constexpr(codec::is_float)
-            restore_block_zero_order<Waves, lanes>(staged, wave_counts, zero, negative, below, wave, member);
+        {
+            if(zeros) restore_block_zero_order<Waves, lanes, items>(in, share, sorted, wave_counts, wave, member, ord);
+        }
         syncthreads();
-        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) keys_out[begin + i] = staged[swizzled_row::slot(i)];
+        for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) keys_out[begin + i] = sorted[slots::slot(i)];
     }
 }
 
