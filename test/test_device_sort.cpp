@@ -248,6 +248,9 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
         check_segmented<std::int16_t, int, false>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::uint64_t, unsigned int, true>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::int8_t, std::int64_t, false>(boundaries, 3, distribution::uniform_bits, ord, false, seed++);
+        // Pairs whose network keeps only the images' high bits must find the keys that differ below.
+        check_segmented<std::uint32_t, int, true>(boundaries, 0, distribution::extremes_and_small, ord, false, seed++);
+        check_segmented<float, int, true>(boundaries, 1, distribution::extremes_and_small, ord, true, seed++);
         check_segmented<double, int, true>(boundaries, 1, distribution::outlier, ord, false, seed++);
     }
 }

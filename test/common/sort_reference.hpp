@@ -27,7 +27,8 @@ enum class distribution
     reverse,
     special_floats,
     outlier,
-    small_range
+    small_range,
+    extremes_and_small
 };
 
 inline std::string name_of(distribution d)
@@ -43,6 +44,7 @@ inline std::string name_of(distribution d)
         case distribution::special_floats: return "special_floats";
         case distribution::outlier: return "outlier";
         case distribution::small_range: return "small_range";
+        case distribution::extremes_and_small: return "extremes_and_small";
     }
     return "?";
 }
@@ -130,6 +132,14 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
         case distribution::small_range:
             for(auto& k : v) k = static_cast<Key>(rng() % 1000);
             break;
+        case distribution::extremes_and_small:
+        {
+            // Small keys that differ in their low bits, with the type's extremes among them: a
+            // sort that keeps only a key's high bits where the spread is wide must notice.
+            const Key extremes[2] = {std::numeric_limits<Key>::lowest(), std::numeric_limits<Key>::max()};
+            for(auto& k : v) k = (rng() % 8 == 0) ? extremes[rng() % 2] : static_cast<Key>(rng() % 512);
+            break;
+        }
     }
     return v;
 }

@@ -60,15 +60,16 @@ struct segmented_config
     // Neighbouring capacities differ by 2x, so throughput has no cliff inside a family of classes.
     //
     // Keys of up to 4 bytes use networks: on bare images without values, up to 1024 keys (one
-    // wavefront of 32 lanes x 32 items); on (image, position) composites with values, up to 256.
-    // Wider keys keep the rank sort up to 128 (the composite holds a 32-bit image).
+    // wavefront of 32 lanes x 32 items); on 32-bit (image bits, position) composites with values,
+    // up to 512. Wider keys keep the rank sort up to 128 (the composite holds a 32-bit image).
     // Measured on an H100 (2^26 keys, Gkeys/s): 64 and 112 keys 45 and 24 rank-sorted (e9144a6);
     // 16-key u32 112 rank-sorted, 174 with networks; pairs of 16 and 32 keys 60 and 64
     // rank-sorted, 101 with networks. Block flash against networks (1c59c08 + this change):
     // u32 256 / 512 / 1024 keys 41 / 48 / 50 against 221 / 198 / 149, f32 1024 keys 42 against
-    // 109; pairs of 256 keys 40 against 55, of 512 keys 48 against 47 (so pairs stop at 256).
+    // 109. Pairs (u32+u32) on 32-bit composites: 512 keys 116 against 47 block-flash-sorted;
+    // 1024 keys 43 against 46, at 168 registers and 12 wavefronts per SM, so pairs stop at 512.
     static constexpr bool networks = sizeof(Key) <= 4;
-    static constexpr unsigned int network_classes = has_values<Value> ? 5 : 7;
+    static constexpr unsigned int network_classes = has_values<Value> ? 6 : 7;
     static constexpr unsigned int rank_classes = networks ? network_classes : 4;
     static constexpr unsigned int rank_capacity[7] = {16, 32, 64, 128, 256, 512, 1024};
     static constexpr unsigned int rank_group[4] = {4, 8, 16, 32};
@@ -155,8 +156,8 @@ struct segmented_config
     // round, with buckets of about partition_bucket_keys keys (4/5 of it, or of a larger class
     // limit where the buckets do not reach); a larger one gets partition_round_buckets (or a
     // few more, partition_wide_buckets) and further rounds. Keys sort fastest in the network
-    // classes of about 256 keys; pairs above 256 go to block flash sorts of about the same speed
-    // from 512 to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
+    // classes of about 256 keys; pairs above 512 go to block flash sorts of about the same speed
+    // from 1024 to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
     // rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28 u32+u32 9.6 -> 11.3,
     // 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384 u32+u32 19 -> 25, of
     // 65536 u32 41 -> 46 (2^26 keys).
