@@ -156,14 +156,15 @@ struct segmented_config
     // round, with buckets of about partition_bucket_keys keys (4/5 of it, or of a larger class
     // limit where the buckets do not reach); a larger one gets partition_round_buckets (or a
     // few more, partition_wide_buckets) and further rounds. Keys sort fastest in the network
-    // classes of about 256 keys; pairs above 512 go to block flash sorts of about the same speed
-    // from 1024 to 4096, so fewer, larger buckets save scatter work. H100, Gkeys/s, against the former
-    // rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28 u32+u32 9.6 -> 11.3,
-    // 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384 u32+u32 19 -> 25, of
-    // 65536 u32 41 -> 46 (2^26 keys).
+    // classes of about 256 keys, pairs in the 512 class (32-bit composites). H100, Gkeys/s,
+    // against the former rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28
+    // u32+u32 9.6 -> 11.3, 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384
+    // u32+u32 19 -> 25, of 65536 u32 41 -> 46 (2^26 keys). Pairs' 512 against their former 2048
+    // (block flash sorts, before the 512 network class): 2^24 u32+u32 14.4 -> 15.6, 2^20 8.8 ->
+    // 9.5, segments of 16384 u32+u32 27.4 -> 34.4, 2^28 and segments of 65536 unchanged.
     static constexpr unsigned int partition_max_buckets = 512;
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
-    static constexpr unsigned int partition_bucket_keys = has_values<Value> ? 2048 : 256;
+    static constexpr unsigned int partition_bucket_keys = has_values<Value> ? 512 : 256;
     static constexpr unsigned int partition_round_buckets = 256;
     // A round that is not the last takes up to one bucket per 12 keys of a tile, so that each
     // bucket's run of a tile stays about 48 bytes or more of 4-byte keys (at 342 buckets 2^28
