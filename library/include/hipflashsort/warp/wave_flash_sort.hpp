@@ -233,12 +233,7 @@ private:
                 hi = detail::max_of(hi, v);
             }
         }
-#pragma unroll
-        for(unsigned int offset = lanes / 2; offset > 0; offset /= 2)
-        {
-            lo = detail::min_of(lo, shuffle_xor(lo, int(offset), int(lanes)));
-            hi = detail::max_of(hi, shuffle_xor(hi, int(offset), int(lanes)));
-        }
+        detail::logical_wave_min_max<lanes>(lo, hi);
     }
 
     HIPFLASHSORT_DEVICE static void write_identity(const Key (&keys)[items_per_thread], const Value* values_in,

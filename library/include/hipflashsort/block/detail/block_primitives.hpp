@@ -25,17 +25,24 @@ HIPFLASHSORT_DEVICE T min_of(T a, T b) { return b < a ? b : a; }
 template <class T>
 HIPFLASHSORT_DEVICE T max_of(T a, T b) { return a < b ? b : a; }
 
+/// Min and max over a logical wavefront of Width lanes (a power of two); every lane gets both.
+template <unsigned int Width, class Word>
+HIPFLASHSORT_DEVICE void logical_wave_min_max(Word& lo, Word& hi)
+{
+#pragma unroll
+    for(unsigned int offset = Width / 2; offset > 0; offset /= 2)
+    {
+        lo = min_of(lo, shuffle_xor(lo, int(offset), int(Width)));
+        hi = max_of(hi, shuffle_xor(hi, int(offset), int(Width)));
+    }
+}
+
 /// Block-wide min and max; every thread gets both. `scratch` holds 2 * waves words.
 template <unsigned int BlockSize, class Word>
 HIPFLASHSORT_DEVICE void block_min_max(Word& lo, Word& hi, Word* scratch)
 {
     using shape = block_shape<BlockSize>;
-#pragma unroll
-    for(unsigned int offset = shape::wave / 2; offset > 0; offset /= 2)
-    {
-        lo = min_of(lo, shuffle_xor(lo, offset));
-        hi = max_of(hi, shuffle_xor(hi, offset));
-    }
+    logical_wave_min_max<shape::wave>(lo, hi);
     const unsigned int wave_id = threadIdx.x / shape::wave;
     if(lane_id() == 0)
     {

@@ -426,45 +426,53 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
     for(unsigned int i = member; i < size; i += Lanes) out[i] = row[slots::slot(first + i)];
 }
 
-/// How many low bits of their order images a logical wavefront's keys (blocked, `size` of them)
-/// do not all share: the images agree above the highest bit in which the smallest and the
-/// largest differ.
-template <class Key, unsigned int Lanes, unsigned int Items>
-HIPFLASHSORT_DEVICE unsigned int spread_bits(const Key (&keys)[Items], unsigned int size, unsigned int member,
-                                             order ord)
+/// The 32-bit order images of a lane's keys.
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void order_images(const Key (&keys)[Items], order ord, std::uint32_t (&images)[Items])
 {
-    using codec = radix_key_codec<Key>;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) images[j] = std::uint32_t(radix_key_codec<Key>::order_image(keys[j], ord));
+}
+
+/// out[j] = row[from[j]].
+template <class T, unsigned int Items>
+HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Items], T (&out)[Items])
+{
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
+}
+
+/// How many low bits of the order images of a logical wavefront's keys (blocked, `size` of
+/// them) are not the same in all: the images agree above the highest bit in which the smallest
+/// and the largest differ.
+template <unsigned int Lanes, unsigned int Items>
+HIPFLASHSORT_DEVICE unsigned int spread_bits(const std::uint32_t (&images)[Items], unsigned int size,
+                                             unsigned int member)
+{
     std::uint32_t low = ~std::uint32_t(0), high = 0;
 #pragma unroll
     for(unsigned int j = 0; j < Items; j++)
     {
-        const std::uint32_t image = std::uint32_t(codec::order_image(keys[j], ord));
         if(member * Items + j < size)
         {
-            low = min_of(low, image);
-            high = max_of(high, image);
+            low = min_of(low, images[j]);
+            high = max_of(high, images[j]);
         }
     }
-#pragma unroll
-    for(unsigned int offset = Lanes / 2; offset > 0; offset /= 2)
-    {
-        low = min_of(low, shuffle_xor(low, int(offset), int(Lanes)));
-        high = max_of(high, shuffle_xor(high, int(offset), int(Lanes)));
-    }
+    logical_wave_min_max<Lanes>(low, high);
     const std::uint32_t spread = low ^ high;
     return spread == 0 ? 0u : 32u - static_cast<unsigned int>(__clz(static_cast<int>(spread)));
 }
 
-/// Row positions of a logical wavefront's keys (blocked, as staged) in the order of the 32-bit
-/// composites ((image >> shift) & mask) << position_bits | position, blocked: lane `member`'s
-/// item j for rank member * Items + j, 0 past `size`. The composites are unique, so the order is
-/// stable in the bits kept. Padding sorts last: a real composite reaches ~0 only at position
-/// capacity - 1, which exists only when there is no padding.
-template <class Key, unsigned int Lanes, unsigned int Items>
-HIPFLASHSORT_DEVICE void rank_by_bits(const Key (&keys)[Items], unsigned int size, unsigned int member, order ord,
+/// Row positions of a logical wavefront's keys (their order images, blocked as staged) in the
+/// order of the 32-bit composites ((image >> shift) & mask) << position_bits | position, blocked:
+/// lane `member`'s item j for rank member * Items + j, 0 past `size`. The composites are unique,
+/// so the order is stable in the bits kept. Padding sorts last: a real composite reaches ~0 only
+/// at position capacity - 1, which exists only when there is no padding.
+template <unsigned int Lanes, unsigned int Items>
+HIPFLASHSORT_DEVICE void rank_by_bits(const std::uint32_t (&images)[Items], unsigned int size, unsigned int member,
                                       unsigned int shift, std::uint32_t mask, unsigned int (&from)[Items])
 {
-    using codec = radix_key_codec<Key>;
     constexpr unsigned int position_bits = log2_ceil(Lanes * Items);
     constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
     std::uint32_t composite[Items];
@@ -472,8 +480,7 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Key (&keys)[Items], unsigned int siz
     for(unsigned int j = 0; j < Items; j++)
     {
         const unsigned int pos = member * Items + j;
-        const std::uint32_t bits = (std::uint32_t(codec::order_image(keys[j], ord)) >> shift) & mask;
-        composite[j] = pos < size ? bits << position_bits | pos : ~std::uint32_t(0);
+        composite[j] = pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
     }
     warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(composite);
 #pragma unroll
@@ -482,17 +489,18 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Key (&keys)[Items], unsigned int siz
 
 /// Whether a logical wavefront's keys in blocked rank order are out of order anywhere: one
 /// lane's neighbours, and its last key against the next lane's first.
-template <class Key, unsigned int Lanes, unsigned int Items>
+template <unsigned int Lanes, class Key, unsigned int Items>
 HIPFLASHSORT_DEVICE bool ranks_inverted(const Key (&sorted)[Items], unsigned int size, unsigned int member, order ord)
 {
-    using codec = radix_key_codec<Key>;
     std::uint32_t images[Items];
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-        images[j] = member * Items + j < size ? std::uint32_t(codec::order_image(sorted[j], ord)) : ~std::uint32_t(0);
+    order_images(sorted, ord, images);
     bool inverted = false;
 #pragma unroll
-    for(unsigned int j = 0; j + 1 < Items; j++) inverted |= images[j] > images[j + 1];
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
+        if(j > 0) inverted |= images[j - 1] > images[j];
+    }
     const std::uint32_t next = shuffle_down(images[0], 1u, int(Lanes));
     return inverted || (member + 1 < Lanes && images[Items - 1] > next);
 }
@@ -517,41 +525,37 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
     using lds_keys = blocked_lds<Key, items>;
     using lds_values = blocked_lds<Value, items>;
     Key keys[items];
+    std::uint32_t images[items];
     lds_keys::load(row_keys, member, keys);
-    const unsigned int used = spread_bits<Key, LogicalWave>(keys, size, member, ord);
+    order_images(keys, ord, images);
+    const unsigned int used = spread_bits<LogicalWave>(images, size, member);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
     unsigned int from[items];
-    rank_by_bits<Key, LogicalWave>(keys, size, member, ord, shift, field_mask, from);
-#pragma unroll
-    for(unsigned int j = 0; j < items; j++) keys[j] = row_keys[from[j]];
+    rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
+    gather_row(row_keys, from, keys);
     // Both votes are wavefront-uniform, and every lane runs the shuffles inside.
     if(ballot(shift != 0) != 0)
     {
-        const bool inverted = ranks_inverted<Key, LogicalWave>(keys, size, member, ord);
+        const bool inverted = ranks_inverted<LogicalWave>(keys, size, member, ord);
         if(ballot(shift != 0 && inverted) != 0)
         {
-            Key staged[items];
-            lds_keys::load(row_keys, member, staged);
-            rank_by_bits<Key, LogicalWave>(staged, size, member, ord, 0, (std::uint32_t(1) << shift) - 1, from);
+            lds_keys::load(row_keys, member, keys);
+            order_images(keys, ord, images);
+            rank_by_bits<LogicalWave>(images, size, member, 0, (std::uint32_t(1) << shift) - 1, from);
             Value values[items];
-#pragma unroll
-            for(unsigned int j = 0; j < items; j++)
-            {
-                keys[j] = row_keys[from[j]];
-                values[j] = row_values[from[j]];
-            }
+            gather_row(row_keys, from, keys);
+            gather_row(row_values, from, values);
             wave_barrier(); // every lane has gathered before any slot is overwritten
             lds_keys::store(row_keys, member, keys);
             lds_values::store(row_values, member, values);
             wave_barrier();
-            rank_by_bits<Key, LogicalWave>(keys, size, member, ord, shift, field_mask, from);
-#pragma unroll
-            for(unsigned int j = 0; j < items; j++) keys[j] = row_keys[from[j]];
+            order_images(keys, ord, images);
+            rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
+            gather_row(row_keys, from, keys);
         }
     }
     Value values[items];
-#pragma unroll
-    for(unsigned int j = 0; j < items; j++) values[j] = row_values[from[j]];
+    gather_row(row_values, from, values);
     wave_barrier(); // every lane has gathered before any slot is overwritten
     lds_keys::store(row_keys, member, keys);
     lds_values::store(row_values, member, values);
