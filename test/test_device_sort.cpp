@@ -255,6 +255,27 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
     }
 }
 
+// Segments between the block networks and the partition (flash_network_sort): buckets by
+// interpolation sorted by wavefront networks; skewed keys (outliers, few values, infinities and
+// NaNs) overflow a bucket and go through a partition round instead; zeros keep input order.
+TEST(SegmentedSort, FlashNetworkClass)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::vector<std::size_t> sizes = {4097, 5000, 8191, 8192, 8193, 12345, 16383, 16384, 16385, 4097};
+    std::uint64_t seed = 3000;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 1, distribution::outlier, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::few_unique, ord, false, seed++);
+        check_segmented<float, int, false>(sizes, 2, distribution::special_floats, ord, false, seed++);
+        check_segmented<float, int, false>(sizes, 0, distribution::special_floats, ord, true, seed++);
+        check_segmented<float, int, false>(sizes, 0, distribution::two_values, ord, true, seed++);
+        check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::int16_t, int, false>(sizes, 3, distribution::small_range, ord, true, seed++);
+    }
+}
+
 TEST(SegmentedSort, PowerLawAndEmptySegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();

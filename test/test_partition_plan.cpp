@@ -73,7 +73,7 @@ struct plan_check
         {
             const std::uint64_t next = keys / buckets + 1;
             EXPECT_LE(next, runner.one_round_limit()) << keys << " keys";
-            EXPECT_LE(next / runner.buckets_for(next), runner.largest_small() / 2 / 5 * 4) << keys << " keys";
+            EXPECT_LE(next / runner.buckets_for(next, next), runner.largest_small() / 2 / 5 * 4) << keys << " keys";
         }
     }
 

@@ -7,16 +7,10 @@
 
 #include "../../block/block_flash_sort.hpp"
 #include "../../detail/empty_type.hpp"
+#include "flash_network_kernels.hpp"
 
 namespace hipflashsort {
 namespace detail {
-
-/// One sub-array, [begin, end) in elements of the whole input.
-struct segment_range
-{
-    std::uint64_t begin;
-    std::uint64_t end;
-};
 
 // Static LDS of one block stays under 48 KiB, the limit without opt-in on NVIDIA and under the
 // 64 KiB of gfx9 LDS.
@@ -125,21 +119,43 @@ struct segmented_config
         sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
     static constexpr bool has_big_flash = flash_classes > 0 && big_flash_lds <= dynamic_lds_limit();
 
-    static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
-    static constexpr unsigned int classes = static_classes + (has_big_flash ? 1 : 0);
-    static_assert(big_flash_capacity <= 4096, "listed segments keep their size in 12 bits");
+    // Keys of up to 4 bytes without values take the flash network class instead, after the block
+    // networks: one block of 512 threads cuts a segment into buckets of about 192 keys in dynamic
+    // LDS and sorts them with wavefront networks (flash_network_sort), up to 16384 keys, or 8192
+    // where 16384 do not fit dynamic_lds_limit().
+    static constexpr bool has_flash_network = block_network_classes > 0;
+    static constexpr unsigned int flash_network_block = 512;
+    template <unsigned int Capacity>
+    static constexpr unsigned int flash_network_bytes()
+    {
+        if constexpr(has_flash_network)
+            return sizeof(typename flash_network_sort<Key, flash_network_block, Capacity>::storage_type);
+        else
+            return 0;
+    }
+    static constexpr unsigned int flash_network_capacity
+        = flash_network_bytes<16384>() <= dynamic_lds_limit() ? 16384 : 8192;
+    static constexpr unsigned int flash_network_lds = flash_network_bytes<flash_network_capacity>();
 
-    /// Largest segment of class c (the big class's when it is enabled).
+    // The class in dynamic LDS, when there is one: the flash network class or the big flash class.
+    static constexpr bool has_dynamic_class = has_flash_network || has_big_flash;
+    static constexpr unsigned int dynamic_capacity = has_flash_network ? flash_network_capacity : big_flash_capacity;
+
+    static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
+    static constexpr unsigned int classes = static_classes + (has_dynamic_class ? 1 : 0);
+    static_assert(dynamic_capacity <= 16384, "listed segments keep their size in 14 bits");
+
+    /// Largest segment of class c (the dynamic class's when it is enabled).
     static constexpr unsigned int class_limit(unsigned int c)
     {
         return c < rank_classes                           ? rank_capacity[c]
                : c < rank_classes + block_network_classes ? block_network_capacity(c - rank_classes)
                : c < static_classes ? flash_capacity(c - rank_classes - block_network_classes)
-                                    : big_flash_capacity;
+                                    : dynamic_capacity;
     }
     /// Largest segment of the classes in static LDS.
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);
-    static_assert(largest_static <= 4096 && classes <= 16, "listed sizes in 12 bits, class counters");
+    static_assert(largest_static <= 16384 && classes <= 16, "listed sizes in 14 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
@@ -156,15 +172,17 @@ struct segmented_config
     // round, with buckets of about partition_bucket_keys keys (4/5 of it, or of a larger class
     // limit where the buckets do not reach); a larger one gets partition_round_buckets (or a
     // few more, partition_wide_buckets) and further rounds. Keys sort fastest in the network
-    // classes of about 256 keys, pairs in the 512 class (32-bit composites). H100, Gkeys/s,
+    // classes of about 256 to 512 keys, pairs in the 512 class (32-bit composites). H100, Gkeys/s,
     // against the former rule (512 buckets, or one per 64 keys): 2^24 u32 21.1 -> 22.1, 2^28
     // u32+u32 9.6 -> 11.3, 2^27 u64 10.1 -> 11.2; segments of 16384 u32 40 -> 47, of 16384
     // u32+u32 19 -> 25, of 65536 u32 41 -> 46 (2^26 keys). Pairs' 512 against their former 2048
     // (block flash sorts, before the 512 network class): 2^24 u32+u32 14.4 -> 15.6, 2^20 8.8 ->
-    // 9.5, segments of 16384 u32+u32 27.4 -> 34.4, 2^28 and segments of 65536 unchanged.
+    // 9.5, segments of 16384 u32+u32 27.4 -> 34.4, 2^28 and segments of 65536 unchanged. Keys'
+    // 512 against 256 (with the flash network class): segments of 65536 u32 51.3 -> 57.6, f32
+    // 50.3 -> 54.2, other sizes within run spread.
     static constexpr unsigned int partition_max_buckets = 512;
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
-    static constexpr unsigned int partition_bucket_keys = has_values<Value> ? 512 : 256;
+    static constexpr unsigned int partition_bucket_keys = 512;
     static constexpr unsigned int partition_round_buckets = 256;
     // A round that is not the last takes up to one bucket per 12 keys of a tile, so that each
     // bucket's run of a tile stays about 48 bytes or more of 4-byte keys (at 342 buckets 2^28

@@ -108,33 +108,46 @@ struct segmented_runner
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
-    // The dynamic-LDS flash class's kernel once it has opted in to its LDS, else null. Opt-in and
-    // launch go through this one pointer: a kernel template instantiated in several translation
-    // units has one host stub (and registered function) per unit, and the opt-in binds to the
-    // stub it is given, which need not be the one a <<<>>> elsewhere in the code would name.
+    using deferring_kernel
+        = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, segment_range*, unsigned int*, order);
+    // The dynamic-LDS class's kernel once it has opted in to its LDS, else null (one of the two,
+    // per config::has_flash_network). Opt-in and launch go through this one pointer: a kernel
+    // template instantiated in several translation units has one host stub (and registered
+    // function) per unit, and the opt-in binds to the stub it is given, which need not be the one
+    // a <<<>>> elsewhere in the code would name.
     segments_kernel big_flash = nullptr;
+    deferring_kernel flash_network = nullptr;
 
-    /// Opts the big flash class in to its LDS; a device that refuses sends those segments to the
-    /// partition instead.
-    void enable_big_flash()
+    /// Opts the dynamic-LDS class in to its LDS; a device that refuses sends those segments to
+    /// the partition instead.
+    void enable_dynamic_class()
     {
-        if constexpr(config::has_big_flash)
+        if constexpr(config::has_flash_network)
+        {
+            const deferring_kernel kernel = flash_network_segments_kernel<Key, config::flash_network_block,
+                                                                          config::flash_network_capacity>;
+            if(opt_in(reinterpret_cast<const void*>(kernel), config::flash_network_lds)) flash_network = kernel;
+        }
+        else if constexpr(config::has_big_flash)
         {
             const segments_kernel kernel
                 = flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
-            if(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(config::big_flash_lds))
-               == hipSuccess)
-            {
-                big_flash = kernel;
-            }
-            (void)hipGetLastError(); // a refusal is not the caller's error
+            if(opt_in(reinterpret_cast<const void*>(kernel), config::big_flash_lds)) big_flash = kernel;
         }
+    }
+
+    static bool opt_in(const void* kernel, unsigned int bytes)
+    {
+        const bool granted = hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(bytes))
+                             == hipSuccess;
+        (void)hipGetLastError(); // a refusal is not the caller's error
+        return granted;
     }
 
     std::uint64_t largest_small() const
     {
-        return big_flash ? config::big_flash_capacity : config::largest_static;
+        return big_flash || flash_network ? config::dynamic_capacity : config::largest_static;
     }
 
     template <class T>
@@ -144,8 +157,8 @@ struct segmented_runner
     {
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
-        // A disabled big class repeats the previous limit, so no size falls into it.
-        if constexpr(config::has_big_flash) l.limit[config::classes - 1] = largest_small();
+        // A disabled dynamic class repeats the previous limit, so no size falls into it.
+        if constexpr(config::has_dynamic_class) l.limit[config::classes - 1] = largest_small();
         l.classes = config::classes;
         return l;
     }
@@ -192,13 +205,27 @@ struct segmented_runner
         launch_block_network_classes(host, keys_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
-        const unsigned int big = host[config::classes - 1];
-        if(big_flash && big != 0)
+        const unsigned int dynamic = config::has_dynamic_class ? host[config::classes - 1] : 0u;
+        if(big_flash && dynamic != 0)
         {
-            big_flash<<<grid_for(big, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
-                class_list(config::classes - 1), big, keys_in, keys_out, values_in, values_out, ord);
+            big_flash<<<grid_for(dynamic, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                class_list(config::classes - 1), dynamic, keys_in, keys_out, values_in, values_out, ord);
+        }
+        const bool deferring = flash_network && dynamic != 0;
+        if(deferring)
+        {
+            flash_network<<<grid_for(dynamic, 1), config::flash_network_block, config::flash_network_lds, stream>>>(
+                class_list(config::classes - 1), dynamic, keys_in, keys_out, lists.large, counts + config::large_class,
+                ord);
         }
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
+        if(deferring)
+        {
+            // Segments with a bucket too large for the networks joined the large list.
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(&host[config::large_class], counts + config::large_class,
+                                                        sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+        }
         large.resize(host[config::large_class]);
         if(large.empty()) return hipSuccess;
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, large.size() * sizeof(segment_range),
@@ -289,17 +316,21 @@ struct segmented_runner
         return std::uint64_t(config::partition_max_buckets) * (largest_small() / 4 * 3);
     }
 
-    /// Buckets for a segment of `size` keys.
-    /// - Up to one_round_limit (the last round): buckets averaging 4/5 of the smallest class
-    ///   limit (powers of two from partition_bucket_keys) that partition_max_buckets reach, so
-    ///   that few buckets spill into the next class, up to half the largest small class; beyond
-    ///   that, partition_max_buckets.
+    /// Buckets for a segment of `size` keys in a round of `round_keys` keys.
+    /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
+    ///   its capacity when that makes 64 or more (fewer buckets scatter faster) and the round
+    ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
+    ///   smallest class limit (powers of two from partition_bucket_keys) that
+    ///   partition_max_buckets reach, so that few buckets spill into the next class, up to half
+    ///   the largest small class; beyond that, partition_max_buckets.
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
     ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
     /// H100, one run against powers of two (buckets of up to one class limit, which sent about
     /// half of them into the next class): u32 2^28 23.7 -> 26.0 Gkeys/s, 2^24 25.3 -> 27.2;
-    /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0.
-    unsigned int buckets_for(std::uint64_t size) const
+    /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0. Flash network buckets
+    /// in the last round (with partition_bucket_keys 512): u32 2^28 27.4 -> 33.7, f32 normal
+    /// 2^28 24.8 -> 28.2; at 2^20 (80 such buckets) 12.9 -> 10.5, hence the fill condition.
+    unsigned int buckets_for(std::uint64_t size, std::uint64_t round_keys) const
     {
         constexpr std::uint64_t most = config::partition_max_buckets;
         if(size > one_round_limit())
@@ -308,6 +339,12 @@ struct segmented_runner
             const std::uint64_t wanted = (size + next - 1) / next;
             return static_cast<unsigned int>(std::min<std::uint64_t>(
                 std::max<std::uint64_t>(wanted, config::partition_round_buckets), config::partition_wide_buckets));
+        }
+        if(flash_network)
+        {
+            const std::uint64_t goal = config::flash_network_capacity / 5 * 4;
+            if(size / goal >= 64 && round_keys / goal >= 2 * std::uint64_t(std::max(1, multiprocessors)))
+                return static_cast<unsigned int>(std::min<std::uint64_t>((size + goal - 1) / goal, most));
         }
         for(std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);;
             limit *= 2)
@@ -329,7 +366,12 @@ struct segmented_runner
         segs.clear();
         chunks.clear();
         std::uint64_t tiles = 0;
-        for(const segment_range& r : large) tiles += (r.end - r.begin + tile - 1) / tile;
+        std::uint64_t round_keys = 0;
+        for(const segment_range& r : large)
+        {
+            tiles += (r.end - r.begin + tile - 1) / tile;
+            round_keys += r.end - r.begin;
+        }
         const std::uint64_t target = std::min<std::uint64_t>(
             config::max_round_chunks,
             std::uint64_t(std::max(1u, scatter_blocks)) * (large.size() == 1 ? 1 : config::round_chunks_per_block));
@@ -338,7 +380,7 @@ struct segmented_runner
         for(const segment_range& r : large)
         {
             const std::uint64_t size = r.end - r.begin;
-            const unsigned int buckets = buckets_for(size);
+            const unsigned int buckets = buckets_for(size, round_keys);
             // Equal chunks: as many as chunks of chunk_tiles would make, then evened out.
             const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
             const std::uint64_t chunk_items = align_up((size + wanted_chunks - 1) / wanted_chunks, tile);
@@ -481,7 +523,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
                                             stream, static_cast<unsigned int>(std::max(1, sms) * 8), sms};
-        runner.enable_big_flash();
+        runner.enable_dynamic_class();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
     catch(const std::bad_alloc&)

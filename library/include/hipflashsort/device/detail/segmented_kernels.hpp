@@ -9,14 +9,21 @@
 #include "../../block/block_flash_sort.hpp"
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/bit_math.hpp"
+#include "../../detail/empty_type.hpp"
 #include "../../warp/warp_bitonic_sort.hpp"
 #include "../../thread/radix_key_codec.hpp"
-#include "segmented_config.hpp"
 
 namespace hipflashsort {
 namespace detail {
 
 // ---------------------------------------------------------------- segment sources and binning
+
+/// One sub-array, [begin, end) in elements of the whole input.
+struct segment_range
+{
+    std::uint64_t begin;
+    std::uint64_t end;
+};
 
 template <class Offset>
 struct user_segments
@@ -64,11 +71,11 @@ HIPFLASHSORT_DEVICE void copy_single(const segment_range& r, const Key* keys_in,
     }
 }
 
-/// A listed segment of a small class in 8 bytes, begin << 12 | (size - 1): half the list traffic
-/// of a 16-byte range (segments of up to 4096 keys, begins below 2^52).
+/// A listed segment of a small class in 8 bytes, begin << 14 | (size - 1): half the list traffic
+/// of a 16-byte range (segments of up to 16384 keys, begins below 2^50).
 struct packed_segment
 {
-    static constexpr unsigned int size_bits = 12;
+    static constexpr unsigned int size_bits = 14;
     static constexpr std::uint64_t max_begin = std::uint64_t(1) << (64 - size_bits);
 
     HIPFLASHSORT_HOST_DEVICE static std::uint64_t pack(const segment_range& r)
@@ -260,6 +267,7 @@ struct swizzled_row
     static constexpr unsigned int chunk_bytes = lane_bytes < 16 ? lane_bytes : 16;
     static constexpr unsigned int chunk_items = chunk_bytes / sizeof(Key);
     static constexpr unsigned int lane_chunks = Items / chunk_items;
+    static constexpr unsigned int line_items = 128 / sizeof(Key); // keys of one swizzled line
     struct alignas(chunk_bytes) chunk
     {
         Key items[chunk_items];
@@ -268,7 +276,7 @@ struct swizzled_row
     /// Where the key of blocked position `position` lives.
     HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position)
     {
-        const unsigned int line = position / (128 / sizeof(Key));
+        const unsigned int line = position / line_items;
         return position ^ (line % lane_chunks * chunk_items);
     }
 
@@ -277,12 +285,18 @@ struct swizzled_row
     HIPFLASHSORT_DEVICE static void store(Key* row, unsigned int first, const Key (&keys)[Items])
     {
 #pragma unroll
+        for(unsigned int c = 0; c < lane_chunks; c++) store_chunk(row, first + c * chunk_items, keys, c);
+    }
+
+    /// As store, leaving out the chunks from position `limit` on (a multiple of line_items): a
+    /// row shorter than its network's capacity stays inside its whole lines.
+    HIPFLASHSORT_DEVICE static void store_below(Key* row, unsigned int first, const Key (&keys)[Items],
+                                                unsigned int limit)
+    {
+#pragma unroll
         for(unsigned int c = 0; c < lane_chunks; c++)
         {
-            chunk w;
-#pragma unroll
-            for(unsigned int i = 0; i < chunk_items; i++) w.items[i] = keys[c * chunk_items + i];
-            *reinterpret_cast<chunk*>(row + slot(first + c * chunk_items)) = w;
+            if(first + c * chunk_items < limit) store_chunk(row, first + c * chunk_items, keys, c);
         }
     }
 
@@ -291,6 +305,17 @@ struct swizzled_row
     {
         return *reinterpret_cast<const chunk*>(row + slot(position));
     }
+
+private:
+    HIPFLASHSORT_DEVICE static void store_chunk(Key* row, unsigned int position, const Key (&keys)[Items],
+                                                unsigned int c)
+    {
+        chunk w;
+#pragma unroll
+        for(unsigned int i = 0; i < chunk_items; i++) w.items[i] = keys[c * chunk_items + i];
+        *reinterpret_cast<chunk*>(row + slot(position)) = w;
+    }
+
 };
 
 /// Reads a logical wavefront's share of a segment from global memory as 32-bit lossless images,

@@ -1,0 +1,316 @@
+// The block level of the flash sort with sorting networks as its in-bucket sorts: one block takes
+// a segment of up to Capacity keys (of at most 4 bytes, without values), cuts it into buckets of a
+// few hundred keys by interpolation, stages them in LDS, and sorts each bucket with a wavefront
+// network. It covers the segments too large for one block network and spares them a partition
+// round through global memory.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
+
+#include <cstdint>
+
+#include "../../block/detail/block_primitives.hpp"
+#include "../../warp/warp_bitonic_sort.hpp"
+#include "bucket_classifier.hpp"
+#include "segmented_kernels.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// Sorts one segment of up to Capacity keys with a block of BlockSize threads:
+/// load → min/max → classify and count → scan → stage in LDS by bucket → sort each bucket with a
+/// network → write. Three reads of the segment (the second and third from L2), one write.
+///
+/// Buckets average bucket_goal keys, so nearly all fit the 256-key network of 16 lanes; larger
+/// ones take the 512- or 1024-key network of 32 lanes, and a segment with a bucket above 1024
+/// keys (skewed keys) is not sorted here but handed back for a partition round, whose buckets get
+/// their own min/max. Inside a bucket the staging order is the hardware's: equal images are equal
+/// keys, except floats' -0 and +0, whose run is rewritten in input order at the end from bit masks
+/// taken while loading. The result is deterministic.
+template <class Key, unsigned int BlockSize, unsigned int Capacity>
+struct flash_network_sort
+{
+    using codec = radix_key_codec<Key>;
+    using shape = block_shape<BlockSize>;
+    static_assert(sizeof(Key) <= 4, "the networks sort 32-bit images");
+    static_assert(Capacity % BlockSize == 0 && BlockSize % 32 == 0, "whole items per thread, 32-lane groups");
+
+    static constexpr unsigned int items = Capacity / BlockSize; // keys per thread while loading
+    static constexpr unsigned int bucket_goal = 192;
+    static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
+    static constexpr unsigned int largest_bucket = 1024;
+    // Each bucket's run starts on a whole line of the swizzled rows, so that a network's output,
+    // stored in place, stays inside the lines its bucket owns.
+    static constexpr unsigned int line_items = 128 / sizeof(Key);
+    static constexpr unsigned int slots = Capacity + (line_items - 1) * max_buckets;
+    static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
+
+    struct storage_type
+    {
+        alignas(16) Key staged[slots];
+        unsigned int cursor[max_buckets];    // bucket counts, then the next free LDS slot of each
+        unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
+        unsigned int lds_first[max_buckets];  // first LDS slot of each bucket (whole lines)
+        std::uint32_t zero_mask[mask_words];     // input positions holding a float zero
+        std::uint32_t negative_mask[mask_words]; // ... a negative one
+        std::uint32_t reduce[2 * shape::waves];
+        unsigned int scan[shape::waves];
+    };
+
+    storage_type& lds;
+    order ord;
+
+    /// Sorts in[0, size) into out[0, size); returns false, having written nothing, when a bucket
+    /// holds more than largest_bucket keys. All threads call it together; `in` may equal `out`.
+    HIPFLASHSORT_DEVICE bool sort(const Key* in, Key* out, unsigned int size)
+    {
+        std::uint32_t lo, hi;
+        unsigned int below;
+        const bool zeros = scan_range(in, size, lo, hi, below);
+        if(lo == hi)
+        {
+            for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
+            {
+                if(in != out) out[i] = in[i]; // all keys equal: input order is sorted
+            }
+            return true;
+        }
+        const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
+        const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
+        count(in, size, classify);
+        if(!plan_buckets(classify.buckets, size)) return false;
+        stage(in, size, classify);
+        sort_buckets(out, classify.buckets);
+        if constexpr(codec::is_float)
+        {
+            if(zeros) restore_zero_order(out, size, below);
+        }
+        syncthreads(); // the LDS is reused by the next segment
+        return true;
+    }
+
+private:
+    HIPFLASHSORT_DEVICE static std::uint32_t image(const Key& k, order ord)
+    {
+        return static_cast<std::uint32_t>(codec::order_image(k, ord));
+    }
+
+    /// Loads the segment striped (item j of thread t at j * BlockSize + t, every load in flight),
+    /// reduces min and max image, and for floats notes the zeros in the bit masks; returns whether
+    /// there is one, and in `below` how many keys order below zero.
+    HIPFLASHSORT_DEVICE bool scan_range(const Key* in, unsigned int size, std::uint32_t& lo, std::uint32_t& hi,
+                                        unsigned int& below)
+    {
+        if constexpr(codec::is_float)
+        {
+            for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) lds.zero_mask[w] = lds.negative_mask[w] = 0;
+            syncthreads();
+        }
+        [[maybe_unused]] const std::uint32_t zero_image = image(Key(0), ord);
+        lo = ~std::uint32_t(0);
+        hi = 0;
+        below = 0;
+        bool zero = false;
+#pragma unroll
+        for(unsigned int j = 0; j < items; j++)
+        {
+            const unsigned int p = j * BlockSize + threadIdx.x;
+            if(p < size)
+            {
+                const Key key = in[p];
+                const std::uint32_t v = image(key, ord);
+                lo = min_of(lo, v);
+                hi = max_of(hi, v);
+                if constexpr(codec::is_float)
+                {
+                    below += v < zero_image;
+                    if(v == zero_image)
+                    {
+                        zero = true;
+                        atomicOr(&lds.zero_mask[p / 32], 1u << (p % 32));
+                        if((codec::to_bits(key) & codec::sign_bit) != 0)
+                            atomicOr(&lds.negative_mask[p / 32], 1u << (p % 32));
+                    }
+                }
+            }
+        }
+        block_min_max<BlockSize>(lo, hi, lds.reduce);
+        if constexpr(codec::is_float)
+        {
+            if(!syncthreads_or(zero)) return false;
+            unsigned int total;
+            block_inclusive_scan<BlockSize>(below, total, lds.scan);
+            below = total;
+            return true;
+        }
+        return false;
+    }
+
+    template <class Classify>
+    HIPFLASHSORT_DEVICE void count(const Key* in, unsigned int size, const Classify& classify)
+    {
+        for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize) lds.cursor[b] = 0;
+        syncthreads();
+#pragma unroll
+        for(unsigned int j = 0; j < items; j++)
+        {
+            const unsigned int p = j * BlockSize + threadIdx.x;
+            if(p < size)
+            {
+                const Key key = in[p];
+                atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
+            }
+        }
+        syncthreads();
+    }
+
+    /// Output and LDS starts of the buckets from their counts, the cursors set to the LDS starts;
+    /// false when a bucket is too large for the networks.
+    HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
+    {
+        bool too_large = false;
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+        {
+            const unsigned int n = lds.cursor[b];
+            too_large |= n > largest_bucket;
+            lds.out_first[b] = n;
+            lds.lds_first[b] = (n + line_items - 1) / line_items * line_items;
+        }
+        if(syncthreads_or(too_large)) return false;
+        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
+                                                          buckets, lds.scan);
+        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.lds_first[j]; },
+                                                          buckets, lds.scan);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.lds_first[b];
+        if(threadIdx.x == 0) lds.out_first[buckets] = size;
+        syncthreads();
+        return true;
+    }
+
+    template <class Classify>
+    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify)
+    {
+#pragma unroll
+        for(unsigned int j = 0; j < items; j++)
+        {
+            const unsigned int p = j * BlockSize + threadIdx.x;
+            if(p < size)
+            {
+                const Key key = in[p];
+                lds.staged[atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u)] = key;
+            }
+        }
+        syncthreads();
+    }
+
+    /// Groups of 16 lanes take the buckets in turn. A wavefront whose groups all hold buckets of up
+    /// to 256 keys sorts them side by side (16 lanes x 16 keys); otherwise each 32-lane half runs
+    /// its two groups' buckets one after the other through 32 lanes x 16 or x 32 keys.
+    HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int buckets)
+    {
+        constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
+        const unsigned int group = threadIdx.x / lanes;
+        for(unsigned int base = 0; base < buckets; base += groups)
+        {
+            const unsigned int b = base + group;
+            const unsigned int n = b < buckets ? lds.out_first[b + 1] - lds.out_first[b] : 0u;
+            if(ballot(n > lanes * 16) == 0)
+            {
+                sort_bucket<lanes, 16>(out, b < buckets ? b : 0u, n);
+            }
+            else
+            {
+                const unsigned int member = threadIdx.x % 32;
+                for(unsigned int half = 0; half < 2; half++)
+                {
+                    const unsigned int hb = shuffle(b, int(half * lanes), 32);
+                    const unsigned int hn = shuffle(n, int(half * lanes), 32);
+                    if(ballot(hn > 512) == 0) sort_bucket<32, 16>(out, hn != 0 ? hb : 0u, hn, member);
+                    else sort_bucket<32, 32>(out, hn != 0 ? hb : 0u, hn, member);
+                }
+            }
+        }
+    }
+
+    template <unsigned int Lanes, unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n)
+    {
+        sort_bucket<Lanes, Items>(out, b, n, threadIdx.x % Lanes);
+    }
+
+    /// One bucket of n keys (n may be 0) by a logical wavefront of Lanes lanes: its staged run is
+    /// read striped, sorted as lossless images, stored back in place as a swizzled row and copied
+    /// out striped.
+    template <unsigned int Lanes, unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n, unsigned int member)
+    {
+        using slots_of = swizzled_row<Key, Items>;
+        Key* const row = lds.staged + lds.lds_first[b];
+        std::uint32_t images[Items];
+        load_striped_images<Lanes>(row, n, member, ord, images);
+        warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(images);
+        Key sorted[Items];
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++)
+            sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        wave_barrier(); // every lane has read the run
+        slots_of::store_below(row, member * Items, sorted, (n + line_items - 1) / line_items * line_items);
+        wave_barrier();
+        Key* const to = out + lds.out_first[b];
+        for(unsigned int i = member; i < n; i += Lanes) to[i] = row[slots_of::slot(i)];
+    }
+
+    /// The networks put -0 before +0; the zeros' run, from output position `below`, is rewritten
+    /// in input order from the bit masks (each thread a range of words, in order).
+    HIPFLASHSORT_DEVICE void restore_zero_order(Key* out, unsigned int size, unsigned int below)
+    {
+        constexpr unsigned int per_thread = (mask_words + BlockSize - 1) / BlockSize;
+        const unsigned int words = (size + 31) / 32;
+        const unsigned int first = threadIdx.x * per_thread;
+        unsigned int mine = 0;
+        for(unsigned int w = 0; w < per_thread; w++)
+        {
+            if(first + w < words) mine += popcount(lds.zero_mask[first + w]);
+        }
+        syncthreads(); // the bucket sorts' writes are done (and visible to the block)
+        unsigned int total;
+        unsigned int at = below + block_inclusive_scan<BlockSize>(mine, total, lds.scan) - mine;
+        for(unsigned int w = 0; w < per_thread; w++)
+        {
+            if(first + w >= words) continue;
+            std::uint32_t zero = lds.zero_mask[first + w];
+            const std::uint32_t negative = lds.negative_mask[first + w];
+            while(zero != 0)
+            {
+                const unsigned int bit = static_cast<unsigned int>(__ffs(static_cast<int>(zero)) - 1);
+                out[at++] = codec::from_bits(((negative >> bit) & 1u) != 0 ? codec::sign_bit : 0);
+                zero &= zero - 1;
+            }
+        }
+    }
+};
+
+/// One block per listed segment (flash_network_sort, LDS in dynamic shared memory). A segment with
+/// a bucket too large for the networks is appended to `deferred` (counter `deferred_count`) and
+/// left for the partition.
+template <class Key, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, segment_range* deferred,
+    unsigned int* deferred_count, order ord)
+{
+    using sorter = flash_network_sort<Key, BlockSize, Capacity>;
+    extern __shared__ __align__(16) unsigned char dynamic_lds[];
+    sorter sort{*reinterpret_cast<typename sorter::storage_type*>(dynamic_lds), ord};
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const std::uint64_t begin = packed_segment::begin(list[index]);
+        const unsigned int size = packed_segment::size(list[index]);
+        if(!sort.sort(keys_in + begin, keys_out + begin, size) && threadIdx.x == 0)
+            deferred[atomicAdd(deferred_count, 1u)] = segment_range{begin, begin + size};
+        syncthreads();
+    }
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif
