@@ -12,18 +12,20 @@ namespace hipflashsort {
 
 /// Sorts keys_in[0, size) into keys_out.
 ///
-/// Size dispatch: up to 128 keys one thread group rank-sorts them; up to one block's capacity
-/// (2048 keys of 4 bytes) one block flash-sorts them in LDS; larger arrays are partitioned by
+/// Size dispatch: the size classes of segmented_sort_keys (wavefront and block networks for keys
+/// of up to 4 bytes, up to 16384 keys by one block's flash sort into network-sorted buckets;
+/// rank sorts and block flash sorts for wider keys); larger arrays are partitioned by
 /// many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
 /// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
 /// own min/max, which keeps skewed, clustered and outlier inputs cheap.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
-/// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^52.
+/// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
 /// - Stable and deterministic; float order as CUB DeviceRadixSort (-NaN < -inf < ... < -0 = +0 <
 ///   ... < +inf < +NaN, NaNs by bit pattern; -0 and +0 keep their input order).
 /// - Complexity: O(n) for keys spread over their range; each partition round synchronizes
-///   `stream` once (usually one or two rounds).
+///   `stream` once or twice (usually one or two rounds), as does the one-block flash network
+///   class (to learn whether it handed the array to the partition).
 /// - Memory: one copy of the keys plus 1-2 bytes per key, and the partition's count matrix:
 ///   4 KiB per partition tile (4096 keys of 4 bytes, 2304 of 8 bytes), at most 32 MiB.
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before

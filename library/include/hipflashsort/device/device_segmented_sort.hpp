@@ -15,11 +15,14 @@ namespace hipflashsort {
 ///
 /// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: bitonic
 /// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
-/// block whose wavefronts exchange through LDS (with values: networks on (image, position) up to
-/// 256 keys, which keeps them stable). Wider keys: rank sort by a group of 4-32 lanes up to 128
-/// keys. Above that, one block with block_flash_sort up to 2048 keys (fewer for wide keys and
-/// values; twice that in dynamic LDS where the device grants it), and larger segments are
-/// partitioned by many blocks into interpolated buckets, sorted the same way in further rounds.
+/// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
+/// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
+/// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead). With
+/// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable.
+/// Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the networks, one block
+/// with block_flash_sort up to 2048 keys (fewer for wide keys and values; twice that in dynamic
+/// LDS where the device grants it), and larger segments are partitioned by many blocks into
+/// interpolated buckets, sorted the same way in further rounds.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)
@@ -32,7 +35,8 @@ namespace hipflashsort {
 /// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
 ///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
 ///   once to read back how many segments each size class got (so that only classes with
-///   segments are launched), twice when some segments need the multi-block partition.
+///   segments are launched), once more when the dynamic-LDS network class ran (segments it hands
+///   to the partition) and once more when some segments need the multi-block partition.
 /// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
 ///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the
 ///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB.
