@@ -68,10 +68,9 @@ struct flash_network_sort
         const bool zeros = scan_range(in, size, lo, hi, below);
         if(lo == hi)
         {
-            for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
-            {
-                if(in != out) out[i] = in[i]; // all keys equal: input order is sorted
-            }
+            // All keys equal: the input order is sorted.
+            if(in != out)
+                for(unsigned int i = threadIdx.x; i < size; i += BlockSize) out[i] = in[i];
             return true;
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
@@ -215,7 +214,7 @@ private:
             const unsigned int n = b < buckets ? lds.out_first[b + 1] - lds.out_first[b] : 0u;
             if(ballot(n > lanes * 16) == 0)
             {
-                sort_bucket<lanes, 16>(out, b < buckets ? b : 0u, n);
+                sort_bucket<lanes, 16>(out, b < buckets ? b : 0u, n, threadIdx.x % lanes);
             }
             else
             {
@@ -231,12 +230,6 @@ private:
         }
     }
 
-    template <unsigned int Lanes, unsigned int Items>
-    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n)
-    {
-        sort_bucket<Lanes, Items>(out, b, n, threadIdx.x % Lanes);
-    }
-
     /// One bucket of n keys (n may be 0) by a logical wavefront of Lanes lanes: its staged run is
     /// read striped, sorted as lossless images, stored back in place as a swizzled row and copied
     /// out striped.
@@ -249,9 +242,7 @@ private:
         load_striped_images<Lanes>(row, n, member, ord, images);
         warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(images);
         Key sorted[Items];
-#pragma unroll
-        for(unsigned int j = 0; j < Items; j++)
-            sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        decode_images(images, ord, sorted);
         wave_barrier(); // every lane has read the run
         slots_of::store_below(row, member * Items, sorted, (n + line_items - 1) / line_items * line_items);
         wave_barrier();

@@ -339,6 +339,16 @@ HIPFLASHSORT_DEVICE void load_striped_images(const Key* in, unsigned int size, u
     }
 }
 
+/// Keys back from the 32-bit lossless images a network sorted (keys of up to 4 bytes).
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void decode_images(const std::uint32_t (&images)[Items], order ord, Key (&keys)[Items])
+{
+    using codec = radix_key_codec<Key>;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+        keys[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+}
+
 /// Whether a lane's sorted images (ascending across its items) hold a float zero. Only a lane
 /// whose range reaches the two zero images (-0 and +0 are neighbours) tests its items, so the
 /// zeros cost the other lanes two compares; padding, the largest image, is never a zero.
@@ -430,9 +440,7 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
     load_striped_images<Lanes>(in, size, member, ord, images);
     warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(images);
     Key sorted[Items];
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-        sorted[j] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+    decode_images(images, ord, sorted);
     wave_barrier(); // the slice's previous segment has been copied out
     slots::store(row, first + member * Items, sorted);
     if constexpr(codec::is_float)
@@ -743,8 +751,7 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
         if constexpr(codec::is_float) zeros = syncthreads_or(holds_zero<Key>(images, ord));
         else syncthreads();
         Key keys[items];
-#pragma unroll
-        for(unsigned int j = 0; j < items; j++) keys[j] = codec::decode_lossless(typename codec::bit_key_type(images[j]), ord);
+        decode_images(images, ord, keys);
         slots::store(sorted, first, keys);
         if constexpr(codec::is_float)
         {
