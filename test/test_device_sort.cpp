@@ -6,6 +6,8 @@
 #include <hipflashsort/device/device_segmented_sort.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -200,7 +202,17 @@ void make_layout(std::size_t n, const std::vector<std::size_t>& seg_sizes, std::
     total = std::max(n, at);
 }
 
-template <class Key, class Offset, bool Pairs>
+/// Value of input element `index`: the index, or a 16-byte value holding it four ways.
+template <class Value>
+Value value_at(std::uint32_t index)
+{
+    if constexpr(std::is_same<Value, payload16>::value)
+        return payload16{index, ~index, index * 2654435761u, index ^ 0x5A5A5A5Au};
+    else
+        return static_cast<Value>(index);
+}
+
+template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
 void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
                      bool in_place, std::uint64_t seed)
 {
@@ -208,22 +220,30 @@ void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap,
     std::size_t n = 0;
     make_layout(0, seg_sizes, gap, begins, ends, n);
     const std::vector<Key> keys = test_utils::generate<Key>(n, d, seed);
-    std::vector<std::uint32_t> values(n);
-    for(std::size_t i = 0; i < n; i++) values[i] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> index(n);
+    std::vector<Value> values(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        index[i] = static_cast<std::uint32_t>(i);
+        values[i] = value_at<Value>(index[i]);
+    }
     std::vector<Key> ek = keys;
-    std::vector<std::uint32_t> ev = values;
+    std::vector<std::uint32_t> ev = index;
     for(std::size_t s = 0; s < begins.size(); s++)
         test_utils::reference_sort(ek, Pairs ? &ev : nullptr, std::size_t(begins[s]), std::size_t(ends[s]), ord);
     // Gaps: the output buffer starts as a copy of the input, so untouched gaps equal the input.
     std::vector<Key> gk;
-    std::vector<std::uint32_t> gv;
-    run_device<Key, std::uint32_t, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends);
+    std::vector<Value> gv;
+    run_device<Key, Value, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends);
     ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "segments=" << seg_sizes.size() << " n=" << n;
     if(Pairs)
     {
         for(std::size_t s = 0; s < begins.size(); s++)
             for(std::size_t i = std::size_t(begins[s]); i < std::size_t(ends[s]); i++)
-                ASSERT_EQ(gv[i], ev[i]) << "value at " << i;
+            {
+                const Value want = value_at<Value>(ev[i]);
+                ASSERT_EQ(std::memcmp(&gv[i], &want, sizeof(Value)), 0) << "value at " << i;
+            }
     }
 }
 
@@ -273,6 +293,32 @@ TEST(SegmentedSort, FlashNetworkClass)
         check_segmented<float, int, false>(sizes, 0, distribution::two_values, ord, true, seed++);
         check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
         check_segmented<std::int16_t, int, false>(sizes, 3, distribution::small_range, ord, true, seed++);
+    }
+}
+
+// Pairs between the networks and the partition (flash_network_pair_sort): stable ranks per
+// bucket, composites sorted per bucket. Equal keys (few unique, two values, ±0) must keep input
+// order; skewed keys hand the segment back to the partition; values of 4, 8 and 16 bytes (the
+// class's capacity shrinks with the value size).
+TEST(SegmentedSort, FlashNetworkPairs)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::vector<std::size_t> sizes = {513, 700, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097,
+                                            6000, 8191, 8192, 8193, 16385, 600};
+    std::uint64_t seed = 4000;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, true>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::uint32_t, int, true>(sizes, 1, distribution::outlier, ord, true, seed++);
+        check_segmented<std::uint32_t, int, true>(sizes, 0, distribution::few_unique, ord, false, seed++);
+        check_segmented<std::uint32_t, int, true>(sizes, 0, distribution::extremes_and_small, ord, false, seed++);
+        check_segmented<std::uint32_t, int, true>(sizes, 0, distribution::coarse_and_fine, ord, false, seed++);
+        check_segmented<float, int, true>(sizes, 1, distribution::coarse_and_fine, ord, true, seed++);
+        check_segmented<float, int, true>(sizes, 2, distribution::special_floats, ord, false, seed++);
+        check_segmented<float, int, true>(sizes, 0, distribution::two_values, ord, true, seed++);
+        check_segmented<std::int16_t, int, true, std::uint64_t>(sizes, 3, distribution::small_range, ord, true, seed++);
+        check_segmented<std::uint8_t, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<float, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, true, seed++);
     }
 }
 

@@ -28,7 +28,8 @@ enum class distribution
     special_floats,
     outlier,
     small_range,
-    extremes_and_small
+    extremes_and_small,
+    coarse_and_fine
 };
 
 inline std::string name_of(distribution d)
@@ -45,6 +46,7 @@ inline std::string name_of(distribution d)
         case distribution::outlier: return "outlier";
         case distribution::small_range: return "small_range";
         case distribution::extremes_and_small: return "extremes_and_small";
+        case distribution::coarse_and_fine: return "coarse_and_fine";
     }
     return "?";
 }
@@ -138,6 +140,19 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
             // sort that keeps only a key's high bits where the spread is wide must notice.
             const Key extremes[2] = {std::numeric_limits<Key>::lowest(), std::numeric_limits<Key>::max()};
             for(auto& k : v) k = (rng() % 8 == 0) ? extremes[rng() % 2] : static_cast<Key>(rng() % 512);
+            break;
+        }
+        case distribution::coarse_and_fine:
+        {
+            // 64 random coarse values, each key one of them with random low 8 bits: any range of
+            // several coarse values is wide, yet holds many keys that differ only in their lowest
+            // bits (bucket sorts that keep a wide range's high bits must notice).
+            using codec = hipflashsort::radix_key_codec<Key>;
+            using bits = typename codec::bit_key_type;
+            bits pool[64];
+            for(auto& p : pool) p = static_cast<bits>(rng());
+            for(auto& k : v)
+                k = codec::from_bits(static_cast<bits>((pool[rng() % 64] & ~bits(0xff)) | (rng() & 0xff)));
             break;
         }
     }

@@ -18,11 +18,15 @@ namespace hipflashsort {
 /// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
 /// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead). With
-/// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable.
-/// Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the networks, one block
-/// with block_flash_sort up to 2048 keys (fewer for wide keys and values; twice that in dynamic
-/// LDS where the device grants it), and larger segments are partitioned by many blocks into
-/// interpolated buckets, sorted the same way in further rounds.
+/// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
+/// block_flash_sort above them (below), and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less
+/// for wider values, none where the LDS holds no more than block_flash_sort's 4096) the same
+/// bucket-and-network block as keys alone, with buckets ranked stably and sorted on composites (a
+/// bucket above 512 keys sends the segment to the partition). Wider keys: rank sort by a group of
+/// 4-32 lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys
+/// (fewer for wide keys and values; twice that in dynamic LDS where the device grants it), and
+/// larger segments are partitioned by many blocks into interpolated buckets, sorted the same way
+/// in further rounds.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)
@@ -35,7 +39,7 @@ namespace hipflashsort {
 /// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
 ///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
 ///   once to read back how many segments each size class got (so that only classes with
-///   segments are launched), once more when the dynamic-LDS network class ran (segments it hands
+///   segments are launched), once more when a dynamic-LDS network class ran (segments it hands
 ///   to the partition) and once more when some segments need the multi-block partition.
 /// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
 ///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the

@@ -2,15 +2,19 @@
 // a segment of up to Capacity keys (of at most 4 bytes, without values), cuts it into buckets of a
 // few hundred keys by interpolation, stages them in LDS, and sorts each bucket with a wavefront
 // network. It covers the segments too large for one block network and spares them a partition
-// round through global memory.
+// round through global memory. Keys with values take flash_network_pair_sort through the same
+// kernel.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../warp/warp_bitonic_sort.hpp"
 #include "bucket_classifier.hpp"
+#include "flash_network_buckets.hpp"
+#include "flash_network_pair_sort.hpp"
 #include "segmented_kernels.hpp"
 
 namespace hipflashsort {
@@ -166,18 +170,11 @@ private:
     /// false when a bucket is too large for the networks.
     HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
     {
-        bool too_large = false;
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
-        {
-            const unsigned int n = lds.cursor[b];
-            too_large |= n > largest_bucket;
-            lds.out_first[b] = n;
-            lds.lds_first[b] = (n + line_items - 1) / line_items * line_items;
-        }
-        if(syncthreads_or(too_large)) return false;
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.out_first[b] = lds.cursor[b];
+        if(!plan_bucket_rows<BlockSize, line_items, largest_bucket>(
+               buckets, [&](unsigned int b) { return lds.cursor[b]; }, lds.lds_first, lds.scan))
+            return false;
         block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
-                                                          buckets, lds.scan);
-        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.lds_first[j]; },
                                                           buckets, lds.scan);
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.lds_first[b];
         if(threadIdx.x == 0) lds.out_first[buckets] = size;
@@ -201,33 +198,14 @@ private:
         syncthreads();
     }
 
-    /// Groups of 16 lanes take the buckets in turn. A wavefront whose groups all hold buckets of up
-    /// to 256 keys sorts them side by side (16 lanes x 16 keys); otherwise each 32-lane half runs
-    /// its two groups' buckets one after the other through 32 lanes x 16 or x 32 keys.
     HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int buckets)
     {
-        constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
-        const unsigned int group = threadIdx.x / lanes;
-        for(unsigned int base = 0; base < buckets; base += groups)
-        {
-            const unsigned int b = base + group;
-            const unsigned int n = b < buckets ? lds.out_first[b + 1] - lds.out_first[b] : 0u;
-            if(ballot(n > lanes * 16) == 0)
-            {
-                sort_bucket<lanes, 16>(out, b < buckets ? b : 0u, n, threadIdx.x % lanes);
-            }
-            else
-            {
-                const unsigned int member = threadIdx.x % 32;
-                for(unsigned int half = 0; half < 2; half++)
-                {
-                    const unsigned int hb = shuffle(b, int(half * lanes), 32);
-                    const unsigned int hn = shuffle(n, int(half * lanes), 32);
-                    if(ballot(hn > 512) == 0) sort_bucket<32, 16>(out, hn != 0 ? hb : 0u, hn, member);
-                    else sort_bucket<32, 32>(out, hn != 0 ? hb : 0u, hn, member);
-                }
-            }
-        }
+        sort_bucket_rows<BlockSize, largest_bucket>(buckets, lds.out_first,
+                                                    [&](auto lanes, auto items, unsigned int b, unsigned int n,
+                                                        unsigned int member) {
+                                                        sort_bucket<decltype(lanes)::value, decltype(items)::value>(
+                                                            out, b, n, member);
+                                                    });
     }
 
     /// One bucket of n keys (n may be 0) by a logical wavefront of Lanes lanes: its staged run is
@@ -280,23 +258,28 @@ private:
     }
 };
 
-/// One block per listed segment (flash_network_sort, LDS in dynamic shared memory). A segment with
-/// a bucket too large for the networks is appended to `deferred` (counter `deferred_count`) and
-/// left for the partition.
-template <class Key, unsigned int BlockSize, unsigned int Capacity>
+/// One block per listed segment, sorted in dynamic LDS by flash_network_sort (keys alone) or
+/// flash_network_pair_sort (keys and values). A segment with a bucket too large for the networks
+/// is appended to `deferred` (counter `deferred_count`) and left for the partition.
+template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
-    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, segment_range* deferred,
-    unsigned int* deferred_count, order ord)
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, segment_range* deferred, unsigned int* deferred_count, order ord)
 {
-    using sorter = flash_network_sort<Key, BlockSize, Capacity>;
+    using sorter = std::conditional_t<has_values<Value>, flash_network_pair_sort<Key, Value, BlockSize, Capacity>,
+                                      flash_network_sort<Key, BlockSize, Capacity>>;
     extern __shared__ __align__(16) unsigned char dynamic_lds[];
     sorter sort{*reinterpret_cast<typename sorter::storage_type*>(dynamic_lds), ord};
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
     {
         const std::uint64_t begin = packed_segment::begin(list[index]);
         const unsigned int size = packed_segment::size(list[index]);
-        if(!sort.sort(keys_in + begin, keys_out + begin, size) && threadIdx.x == 0)
-            deferred[atomicAdd(deferred_count, 1u)] = segment_range{begin, begin + size};
+        bool sorted;
+        if constexpr(has_values<Value>)
+            sorted = sort.sort(keys_in + begin, keys_out + begin, values_in + begin, values_out + begin, size);
+        else
+            sorted = sort.sort(keys_in + begin, keys_out + begin, size);
+        if(!sorted && threadIdx.x == 0) deferred[atomicAdd(deferred_count, 1u)] = segment_range{begin, begin + size};
         syncthreads();
     }
 }

@@ -119,39 +119,58 @@ struct segmented_config
         sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
     static constexpr bool has_big_flash = flash_classes > 0 && big_flash_lds <= dynamic_lds_limit();
 
-    // Keys of up to 4 bytes without values take the flash network class instead, after the block
-    // networks: one block of 512 threads cuts a segment into buckets of about 192 keys in dynamic
-    // LDS and sorts them with wavefront networks (flash_network_sort), up to 16384 keys, or 8192
-    // where 16384 do not fit dynamic_lds_limit().
-    static constexpr bool has_flash_network = block_network_classes > 0;
+    // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
+    // threads cuts a segment into buckets of about 192 keys and sorts them with wavefront
+    // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
+    // composites with values (flash_network_pair_sort). Its capacity is the largest of 16384,
+    // 8192, ... whose storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), u32+u32
+    // pairs 8192 (4096 on gfx9, where it would only repeat the big flash class and is left out).
+    // For keys alone it follows the block networks. Pairs keep their block flash classes up to
+    // 4096 below it: a 512-thread block spends a fixed share of its time per segment (min/max,
+    // ranking, scans, a dozen barriers), and on an H100 (2^26 keys, u32+u32, Gkeys/s) segments
+    // of 1000 / 2048 / 4096 pairs ran at 21 / 28 / 34 in this class against 44 / 54 / 46
+    // block-flash-sorted, 8192 at 36 against 33 through the partition, and 2^28 pairs whose
+    // partition's last round aims at this class at 13.1 against 11.0.
     static constexpr unsigned int flash_network_block = 512;
     template <unsigned int Capacity>
     static constexpr unsigned int flash_network_bytes()
     {
-        if constexpr(has_flash_network)
-            return sizeof(typename flash_network_sort<Key, flash_network_block, Capacity>::storage_type);
-        else
+        if constexpr(!networks)
             return 0;
+        else if constexpr(has_values<Value>)
+            return sizeof(typename flash_network_pair_sort<Key, Value, flash_network_block, Capacity>::storage_type);
+        else
+            return sizeof(typename flash_network_sort<Key, flash_network_block, Capacity>::storage_type);
     }
-    static constexpr unsigned int flash_network_capacity
-        = flash_network_bytes<16384>() <= dynamic_lds_limit() ? 16384 : 8192;
+    template <unsigned int Capacity = 16384>
+    static constexpr unsigned int fitting_flash_network_capacity()
+    {
+        if constexpr(Capacity <= 1024 || flash_network_bytes<Capacity>() <= dynamic_lds_limit())
+            return Capacity;
+        else
+            return fitting_flash_network_capacity<Capacity / 2>();
+    }
+    static constexpr unsigned int flash_network_capacity = fitting_flash_network_capacity();
     static constexpr unsigned int flash_network_lds = flash_network_bytes<flash_network_capacity>();
-
-    // The class in dynamic LDS, when there is one: the flash network class or the big flash class.
-    static constexpr bool has_dynamic_class = has_flash_network || has_big_flash;
-    static constexpr unsigned int dynamic_capacity = has_flash_network ? flash_network_capacity : big_flash_capacity;
+    static constexpr bool has_flash_network =
+        networks
+        && flash_network_capacity
+               > (has_big_flash ? big_flash_capacity : flash_classes ? flash_capacity(flash_classes - 1) : wave_and_network_top);
 
     static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
-    static constexpr unsigned int classes = static_classes + (has_dynamic_class ? 1 : 0);
-    static_assert(dynamic_capacity <= 16384, "listed segments keep their size in 14 bits");
+    static constexpr unsigned int big_flash_class = static_classes; // when has_big_flash
+    static constexpr unsigned int flash_network_class = static_classes + (has_big_flash ? 1 : 0); // when has_flash_network
+    static constexpr unsigned int classes = flash_network_class + (has_flash_network ? 1 : 0);
+    static_assert(!has_flash_network || flash_network_capacity <= 16384, "listed sizes in 14 bits");
 
-    /// Largest segment of class c (the dynamic class's when it is enabled).
+    /// Largest segment of class c (the dynamic classes' when they are enabled).
     static constexpr unsigned int class_limit(unsigned int c)
     {
         return c < rank_classes                           ? rank_capacity[c]
                : c < rank_classes + block_network_classes ? block_network_capacity(c - rank_classes)
-               : c < static_classes ? flash_capacity(c - rank_classes - block_network_classes)
-                                    : dynamic_capacity;
+               : c < static_classes         ? flash_capacity(c - rank_classes - block_network_classes)
+               : c == flash_network_class   ? flash_network_capacity
+                                            : big_flash_capacity;
     }
     /// Largest segment of the classes in static LDS.
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);

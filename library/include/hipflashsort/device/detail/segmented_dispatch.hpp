@@ -108,31 +108,31 @@ struct segmented_runner
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
-    using deferring_kernel
-        = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, segment_range*, unsigned int*, order);
-    // The dynamic-LDS class's kernel once it has opted in to its LDS, else null (one of the two,
-    // per config::has_flash_network). Opt-in and launch go through this one pointer: a kernel
-    // template instantiated in several translation units has one host stub (and registered
-    // function) per unit, and the opt-in binds to the stub it is given, which need not be the one
-    // a <<<>>> elsewhere in the code would name.
+    using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
+                                      segment_range*, unsigned int*, order);
+    // The dynamic-LDS classes' kernels once they have opted in to their LDS, else null. Opt-in
+    // and launch go through these pointers: a kernel template instantiated in several
+    // translation units has one host stub (and registered function) per unit, and the opt-in
+    // binds to the stub it is given, which need not be the one a <<<>>> elsewhere in the code
+    // would name.
     segments_kernel big_flash = nullptr;
     deferring_kernel flash_network = nullptr;
 
-    /// Opts the dynamic-LDS class in to its LDS; a device that refuses sends those segments to
-    /// the partition instead.
-    void enable_dynamic_class()
+    /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
+    /// to the next class that takes them, or to the partition.
+    void enable_dynamic_classes()
     {
-        if constexpr(config::has_flash_network)
-        {
-            const deferring_kernel kernel = flash_network_segments_kernel<Key, config::flash_network_block,
-                                                                          config::flash_network_capacity>;
-            if(opt_in(reinterpret_cast<const void*>(kernel), config::flash_network_lds)) flash_network = kernel;
-        }
-        else if constexpr(config::has_big_flash)
+        if constexpr(config::has_big_flash)
         {
             const segments_kernel kernel
                 = flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
             if(opt_in(reinterpret_cast<const void*>(kernel), config::big_flash_lds)) big_flash = kernel;
+        }
+        if constexpr(config::has_flash_network)
+        {
+            const deferring_kernel kernel = flash_network_segments_kernel<Key, Value, config::flash_network_block,
+                                                                          config::flash_network_capacity>;
+            if(opt_in(reinterpret_cast<const void*>(kernel), config::flash_network_lds)) flash_network = kernel;
         }
     }
 
@@ -147,7 +147,9 @@ struct segmented_runner
 
     std::uint64_t largest_small() const
     {
-        return big_flash || flash_network ? config::dynamic_capacity : config::largest_static;
+        return flash_network ? config::flash_network_capacity
+               : big_flash   ? config::big_flash_capacity
+                             : config::largest_static;
     }
 
     template <class T>
@@ -158,7 +160,14 @@ struct segmented_runner
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
         // A disabled dynamic class repeats the previous limit, so no size falls into it.
-        if constexpr(config::has_dynamic_class) l.limit[config::classes - 1] = largest_small();
+        if constexpr(config::has_big_flash)
+        {
+            if(!big_flash) l.limit[config::big_flash_class] = l.limit[config::big_flash_class - 1];
+        }
+        if constexpr(config::has_flash_network)
+        {
+            if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
+        }
         l.classes = config::classes;
         return l;
     }
@@ -205,18 +214,19 @@ struct segmented_runner
         launch_block_network_classes(host, keys_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
-        const unsigned int dynamic = config::has_dynamic_class ? host[config::classes - 1] : 0u;
-        if(big_flash && dynamic != 0)
+        const unsigned int big = config::has_big_flash ? host[config::big_flash_class] : 0u;
+        if(big_flash && big != 0)
         {
-            big_flash<<<grid_for(dynamic, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
-                class_list(config::classes - 1), dynamic, keys_in, keys_out, values_in, values_out, ord);
+            big_flash<<<grid_for(big, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
+                class_list(config::big_flash_class), big, keys_in, keys_out, values_in, values_out, ord);
         }
-        const bool deferring = flash_network && dynamic != 0;
+        const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
+        const bool deferring = flash_network && networked != 0;
         if(deferring)
         {
-            flash_network<<<grid_for(dynamic, 1), config::flash_network_block, config::flash_network_lds, stream>>>(
-                class_list(config::classes - 1), dynamic, keys_in, keys_out, lists.large, counts + config::large_class,
-                ord);
+            flash_network<<<grid_for(networked, 1), config::flash_network_block, config::flash_network_lds, stream>>>(
+                class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
+                lists.large, counts + config::large_class, ord);
         }
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
         if(deferring)
@@ -523,7 +533,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
                                             stream, static_cast<unsigned int>(std::max(1, sms) * 8), sms};
-        runner.enable_dynamic_class();
+        runner.enable_dynamic_classes();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
     catch(const std::bad_alloc&)

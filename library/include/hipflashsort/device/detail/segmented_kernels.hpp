@@ -548,18 +548,25 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Key (&sorted)[Items], unsigned int
 /// from the row, puts them back in blocked order and the row is copied out striped.
 /// H100, 2^26 u32+u32 keys, Gkeys/s: segments of 64 / 112 / 256 keys 104 / 60 / 56 on 64-bit
 /// composites, 137 / 110 / 139 on 32-bit ones.
+///
+/// The row may be shorter than the network: only its first `owned` slots (a multiple of
+/// ItemsPerThread, at least `size`) are read and written, so that rows packed side by side in LDS
+/// (the flash network class's buckets) stay apart.
 template <class Key, class Value, unsigned int LogicalWave, unsigned int ItemsPerThread>
 HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* keys_out, Value* values_out,
-                                         unsigned int size, unsigned int member, order ord)
+                                         unsigned int size, unsigned int member, order ord,
+                                         unsigned int owned = LogicalWave * ItemsPerThread)
 {
     constexpr unsigned int items = ItemsPerThread;
     constexpr unsigned int field_bits = 32 - log2_ceil(LogicalWave * items);
     constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
     using lds_keys = blocked_lds<Key, items>;
     using lds_values = blocked_lds<Value, items>;
-    Key keys[items];
+    // Constant true for a whole row (the default), so that path keeps its unguarded accesses.
+    const bool mine = owned >= LogicalWave * items || member * items < owned;
+    Key keys[items] = {};
     std::uint32_t images[items];
-    lds_keys::load(row_keys, member, keys);
+    if(mine) lds_keys::load(row_keys, member, keys);
     order_images(keys, ord, images);
     const unsigned int used = spread_bits<LogicalWave>(images, size, member);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
@@ -572,15 +579,18 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
         const bool inverted = ranks_inverted<LogicalWave>(keys, size, member, ord);
         if(ballot(shift != 0 && inverted) != 0)
         {
-            lds_keys::load(row_keys, member, keys);
+            if(mine) lds_keys::load(row_keys, member, keys);
             order_images(keys, ord, images);
             rank_by_bits<LogicalWave>(images, size, member, 0, (std::uint32_t(1) << shift) - 1, from);
             Value values[items];
             gather_row(row_keys, from, keys);
             gather_row(row_values, from, values);
             wave_barrier(); // every lane has gathered before any slot is overwritten
-            lds_keys::store(row_keys, member, keys);
-            lds_values::store(row_values, member, values);
+            if(mine)
+            {
+                lds_keys::store(row_keys, member, keys);
+                lds_values::store(row_values, member, values);
+            }
             wave_barrier();
             order_images(keys, ord, images);
             rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
@@ -590,8 +600,11 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
     Value values[items];
     gather_row(row_values, from, values);
     wave_barrier(); // every lane has gathered before any slot is overwritten
-    lds_keys::store(row_keys, member, keys);
-    lds_values::store(row_values, member, values);
+    if(mine)
+    {
+        lds_keys::store(row_keys, member, keys);
+        lds_values::store(row_values, member, values);
+    }
     wave_barrier();
     copy_striped<LogicalWave>(row_keys, keys_out, size, member);
     copy_striped<LogicalWave>(row_values, values_out, size, member);

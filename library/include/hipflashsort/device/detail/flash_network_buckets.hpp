@@ -1,0 +1,74 @@
+// What the flash network classes' two sorters (keys alone, and keys with values) share: the LDS
+// rows of their buckets, and the wavefront networks' turns over those buckets.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_BUCKETS_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_BUCKETS_HPP_
+
+#include <type_traits>
+
+#include "../../block/detail/block_primitives.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// LDS starts of the buckets' rows, in bucket order, each row rounded up to a whole number of
+/// Round slots (so that a network may store whole chunks below its row's end), from the buckets'
+/// sizes size_of(b). Returns false, having planned nothing, when a bucket holds more than Largest
+/// keys. All threads call it together; ends with a barrier.
+template <unsigned int BlockSize, unsigned int Round, unsigned int Largest, class SizeOf>
+HIPFLASHSORT_DEVICE bool plan_bucket_rows(unsigned int buckets, SizeOf size_of, unsigned int* lds_first,
+                                          unsigned int* scan)
+{
+    bool too_large = false;
+    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+    {
+        const unsigned int n = size_of(b);
+        too_large |= n > Largest;
+        lds_first[b] = (n + Round - 1) / Round * Round;
+    }
+    if(syncthreads_or(too_large)) return false;
+    block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds_first[j]; },
+                                                      buckets, scan);
+    return true;
+}
+
+/// Hands every bucket to a logical wavefront network: sort(lanes, items, b, n, member) with
+/// lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in turn; a
+/// hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by side
+/// (16 lanes x 16 keys); otherwise each 32-lane half runs its two groups' buckets one after the
+/// other through 32 lanes x 16 keys, or x 32 where Largest allows buckets above 512. A group
+/// without a bucket calls with n = 0 (and b = 0), so that whole wavefronts run the shuffles; a
+/// wavefront without any bucket skips its turn.
+/// out_first[b] is bucket b's first output position, out_first[buckets] the segment's size.
+template <unsigned int BlockSize, unsigned int Largest, class Sort>
+HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int buckets, const unsigned int* out_first, Sort sort)
+{
+    using c16 = std::integral_constant<unsigned int, 16>;
+    using c32 = std::integral_constant<unsigned int, 32>;
+    constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
+    static_assert(BlockSize % 32 == 0 && Largest <= 1024, "32-lane halves, networks of up to 1024 keys");
+    const unsigned int group = threadIdx.x / lanes;
+    for(unsigned int base = 0; base < buckets; base += groups)
+    {
+        const unsigned int b = base + group;
+        const unsigned int n = b < buckets ? out_first[b + 1] - out_first[b] : 0u;
+        if(ballot(n != 0) == 0) continue; // a wavefront without buckets skips the network
+        if(ballot(n > lanes * 16) == 0)
+        {
+            sort(c16{}, c16{}, b < buckets ? b : 0u, n, threadIdx.x % lanes);
+            continue;
+        }
+        const unsigned int member = threadIdx.x % 32;
+        for(unsigned int half = 0; half < 2; half++)
+        {
+            const unsigned int hb = shuffle(b, int(half * lanes), 32);
+            const unsigned int hn = shuffle(n, int(half * lanes), 32);
+            if(Largest <= 512 || ballot(hn > 512) == 0) sort(c32{}, c16{}, hn != 0 ? hb : 0u, hn, member);
+            else if constexpr(Largest > 512) sort(c32{}, c32{}, hn != 0 ? hb : 0u, hn, member);
+        }
+    }
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif
