@@ -38,6 +38,10 @@ struct flash_network_pair_sort
     static constexpr unsigned int largest_bucket = 512;
     static constexpr unsigned int network_items = 16; // both networks' keys per lane
     static constexpr unsigned int slots = Capacity + (network_items - 1) * max_buckets;
+    // A network without a bucket still gathers from slot 0 of its row; it gets this row of its
+    // own, past the buckets', which nobody writes (an empty bucket's row would start inside the
+    // next bucket's, which another network is rewriting).
+    static constexpr unsigned int idle_row = slots;
     // Each wavefront's 16-bit counters start on a 4-byte boundary (wave_stable_rank adds to two
     // at once).
     static constexpr unsigned int counter_row = (max_buckets + 1) & ~1u;
@@ -45,8 +49,8 @@ struct flash_network_pair_sort
 
     struct storage_type
     {
-        alignas(16) Key keys[slots];
-        alignas(16) Value values[slots];
+        alignas(16) Key keys[slots + network_items];
+        alignas(16) Value values[slots + network_items];
         alignas(4) std::uint16_t counters[shape::waves * counter_row]; // ranks, then (bucket, wave) prefixes
         unsigned int out_first[max_buckets + 1];                       // output offset of each bucket
         unsigned int lds_first[max_buckets];                           // first LDS slot of each bucket
@@ -85,7 +89,7 @@ struct flash_network_pair_sort
         sort_bucket_rows<BlockSize, largest_bucket>(
             classify.buckets, lds.out_first,
             [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
-                const unsigned int first = lds.lds_first[b], to = lds.out_first[b];
+                const unsigned int first = n != 0 ? lds.lds_first[b] : idle_row, to = lds.out_first[b];
                 sort_composites<Key, Value, decltype(lanes)::value, decltype(items)::value>(
                     lds.keys + first, lds.values + first, keys_out + to, values_out + to, n, member, ord,
                     (n + network_items - 1) / network_items * network_items);
