@@ -176,11 +176,8 @@ private:
     HIPFLASHSORT_DEVICE static void prefix_sum(storage_type& s, unsigned int buckets, unsigned int size)
     {
         std::uint16_t* c = counters(s);
-        const unsigned int row = row_of(buckets);
         // Counts and prefixes fit 16 bits (< Capacity <= 32768).
-        detail::block_exclusive_scan_lds<BlockSize, std::uint32_t>(
-            [=](unsigned int j) -> std::uint16_t& { return c[(j % shape::waves) * row + j / shape::waves]; },
-            shape::waves * buckets, s.scan);
+        detail::scan_wave_counters<BlockSize>(c, row_of(buckets), buckets, s.scan);
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) s.bucket_start[b] = c[b];
         if(threadIdx.x == 0) s.bucket_start[buckets] = size;
         syncthreads();

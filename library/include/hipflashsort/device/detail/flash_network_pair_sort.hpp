@@ -55,7 +55,7 @@ struct flash_network_pair_sort
         unsigned int out_first[max_buckets + 1];                       // output offset of each bucket
         unsigned int lds_first[max_buckets];                           // first LDS slot of each bucket
         std::uint32_t reduce[2 * shape::waves];
-        unsigned int scan[shape::waves];
+        std::uint32_t scan[shape::waves];
     };
 
     storage_type& lds;
@@ -165,11 +165,8 @@ private:
     /// each bucket; then the buckets' output and LDS starts. False when a bucket is too large.
     HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
     {
-        std::uint16_t* const c = lds.counters;
-        block_exclusive_scan_lds<BlockSize, unsigned int>(
-            [=](unsigned int j) -> std::uint16_t& { return c[(j % shape::waves) * counter_row + j / shape::waves]; },
-            shape::waves * buckets, lds.scan);
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.out_first[b] = c[b];
+        scan_wave_counters<BlockSize>(lds.counters, counter_row, buckets, lds.scan);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.out_first[b] = lds.counters[b];
         if(threadIdx.x == 0) lds.out_first[buckets] = size;
         syncthreads();
         return plan_bucket_rows<BlockSize, network_items, largest_bucket>(

@@ -538,6 +538,24 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Key (&sorted)[Items], unsigned int
     return inverted || (member + 1 < Lanes && images[Items - 1] > next);
 }
 
+/// Puts a logical wavefront's LDS row (keys and values, blocked) into the order `from` (each
+/// lane's keys already gathered by it): gathers the values, then every lane that owns slots of
+/// the row (`mine`) stores its keys and values back.
+template <class Key, class Value, unsigned int Items>
+HIPFLASHSORT_DEVICE void rewrite_row(Key* row_keys, Value* row_values, const unsigned int (&from)[Items],
+                                     const Key (&keys)[Items], unsigned int member, bool mine)
+{
+    Value values[Items];
+    gather_row(row_values, from, values);
+    wave_barrier(); // every lane has gathered before any slot is overwritten
+    if(mine)
+    {
+        blocked_lds<Key, Items>::store(row_keys, member, keys);
+        blocked_lds<Value, Items>::store(row_values, member, values);
+    }
+    wave_barrier();
+}
+
 /// Keys with values, stable, on 32-bit composites of (image bits, position) instead of 64-bit
 /// (image, position) ones, whose network costs three times the instructions. The composite keeps
 /// the 32 - position bits of the images below the bits all keys share (spread_bits): every bit
@@ -561,7 +579,6 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
     constexpr unsigned int field_bits = 32 - log2_ceil(LogicalWave * items);
     constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
     using lds_keys = blocked_lds<Key, items>;
-    using lds_values = blocked_lds<Value, items>;
     // Constant true for a whole row (the default), so that path keeps its unguarded accesses.
     const bool mine = owned >= LogicalWave * items || member * items < owned;
     Key keys[items] = {};
@@ -582,30 +599,14 @@ HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* 
             if(mine) lds_keys::load(row_keys, member, keys);
             order_images(keys, ord, images);
             rank_by_bits<LogicalWave>(images, size, member, 0, (std::uint32_t(1) << shift) - 1, from);
-            Value values[items];
             gather_row(row_keys, from, keys);
-            gather_row(row_values, from, values);
-            wave_barrier(); // every lane has gathered before any slot is overwritten
-            if(mine)
-            {
-                lds_keys::store(row_keys, member, keys);
-                lds_values::store(row_values, member, values);
-            }
-            wave_barrier();
+            rewrite_row(row_keys, row_values, from, keys, member, mine);
             order_images(keys, ord, images);
             rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
             gather_row(row_keys, from, keys);
         }
     }
-    Value values[items];
-    gather_row(row_values, from, values);
-    wave_barrier(); // every lane has gathered before any slot is overwritten
-    if(mine)
-    {
-        lds_keys::store(row_keys, member, keys);
-        lds_values::store(row_values, member, values);
-    }
-    wave_barrier();
+    rewrite_row(row_keys, row_values, from, keys, member, mine);
     copy_striped<LogicalWave>(row_keys, keys_out, size, member);
     copy_striped<LogicalWave>(row_values, values_out, size, member);
 }
