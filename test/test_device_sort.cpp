@@ -5,8 +5,10 @@
 #include <hipflashsort/device/device_flash_sort.hpp>
 #include <hipflashsort/device/device_segmented_sort.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -212,14 +214,13 @@ Value value_at(std::uint32_t index)
         return static_cast<Value>(index);
 }
 
+/// Sorts the segments [begins[s], ends[s]) of `keys` (values: value_at(index)) on the GPU and
+/// compares keys and values bitwise with a host stable sort; the rest must stay untouched.
 template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
-void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
-                     bool in_place, std::uint64_t seed)
+void check_segmented_input(const std::vector<Key>& keys, const std::vector<Offset>& begins,
+                           const std::vector<Offset>& ends, order ord, bool in_place)
 {
-    std::vector<Offset> begins, ends;
-    std::size_t n = 0;
-    make_layout(0, seg_sizes, gap, begins, ends, n);
-    const std::vector<Key> keys = test_utils::generate<Key>(n, d, seed);
+    const std::size_t n = keys.size();
     std::vector<std::uint32_t> index(n);
     std::vector<Value> values(n);
     for(std::size_t i = 0; i < n; i++)
@@ -235,7 +236,7 @@ void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap,
     std::vector<Key> gk;
     std::vector<Value> gv;
     run_device<Key, Value, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends);
-    ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "segments=" << seg_sizes.size() << " n=" << n;
+    ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "segments=" << begins.size() << " n=" << n;
     if(Pairs)
     {
         for(std::size_t s = 0; s < begins.size(); s++)
@@ -245,6 +246,17 @@ void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap,
                 ASSERT_EQ(std::memcmp(&gv[i], &want, sizeof(Value)), 0) << "value at " << i;
             }
     }
+}
+
+template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
+void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
+                     bool in_place, std::uint64_t seed)
+{
+    std::vector<Offset> begins, ends;
+    std::size_t n = 0;
+    make_layout(0, seg_sizes, gap, begins, ends, n);
+    check_segmented_input<Key, Offset, Pairs, Value>(test_utils::generate<Key>(n, d, seed), begins, ends, ord,
+                                                     in_place);
 }
 
 TEST(SegmentedSort, ClassBoundariesAndLayouts)
@@ -320,6 +332,47 @@ TEST(SegmentedSort, FlashNetworkPairs)
         check_segmented<std::uint8_t, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
         check_segmented<float, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, true, seed++);
     }
+}
+
+// Pairs whose composites keep only the images' high bits: two keys that differ only below those
+// bits, the larger first in the input, must be found wherever they meet after the first pass:
+// inside a lane, between lanes, between the wavefronts of a block network. A segment of n keys
+// (a network of c >= n positions, a power of two, keeping 32 - log2(c) bits of a full-range
+// image) holds r << log2(c) at rank r, the largest image last, and such a pair at ranks b - 1, b.
+TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::vector<std::uint32_t> keys;
+    std::vector<int> begins, ends;
+    std::mt19937 rng(77);
+    for(const unsigned int n : {256u, 512u, 1000u, 1024u})
+    {
+        unsigned int bits = 0;
+        while((1u << bits) < n) bits++;
+        for(const unsigned int b : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 32u, 64u, 128u, 255u, 256u, 257u, 384u,
+                                    512u, 513u, 768u, 999u})
+        {
+            if(b > n - 2) continue;
+            std::vector<std::uint32_t> seg(n);
+            for(unsigned int r = 0; r < n; r++) seg[r] = r << bits;
+            seg[n - 1] = ~0u;
+            const std::uint32_t larger = (b - 1) << bits | 5u, smaller = (b - 1) << bits | 3u;
+            seg[b - 1] = larger;
+            seg[b] = smaller;
+            std::shuffle(seg.begin(), seg.end(), rng);
+            const auto first_larger = std::find(seg.begin(), seg.end(), larger);
+            const auto first_smaller = std::find(seg.begin(), seg.end(), smaller);
+            if(first_larger > first_smaller) std::iter_swap(first_larger, first_smaller);
+            begins.push_back(static_cast<int>(keys.size()));
+            keys.insert(keys.end(), seg.begin(), seg.end());
+            ends.push_back(static_cast<int>(keys.size()));
+        }
+    }
+    check_segmented_input<std::uint32_t, int, true>(keys, begins, ends, order::ascending, false);
+    // Descending: the complements have the same order images.
+    std::vector<std::uint32_t> complements(keys.size());
+    for(std::size_t i = 0; i < keys.size(); i++) complements[i] = ~keys[i];
+    check_segmented_input<std::uint32_t, int, true>(complements, begins, ends, order::descending, true);
 }
 
 TEST(SegmentedSort, PowerLawAndEmptySegments)

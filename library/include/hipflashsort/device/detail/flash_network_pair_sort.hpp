@@ -10,6 +10,7 @@
 
 #include "../../block/detail/block_primitives.hpp"
 #include "bucket_classifier.hpp"
+#include "composite_sort.hpp"
 #include "flash_network_buckets.hpp"
 #include "segmented_kernels.hpp"
 
@@ -90,9 +91,9 @@ struct flash_network_pair_sort
             classify.buckets, lds.out_first,
             [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
                 const unsigned int first = n != 0 ? lds.lds_first[b] : idle_row, to = lds.out_first[b];
-                sort_composites<Key, Value, decltype(lanes)::value, decltype(items)::value>(
-                    lds.keys + first, lds.values + first, keys_out + to, values_out + to, n, member, ord,
-                    (n + network_items - 1) / network_items * network_items);
+                sort_composites<Key, Value, decltype(items)::value>(
+                    wave_team<decltype(lanes)::value>{member}, lds.keys + first, lds.values + first, keys_out + to,
+                    values_out + to, n, ord, (n + network_items - 1) / network_items * network_items);
             });
         syncthreads(); // the LDS is reused by the next segment
         return true;

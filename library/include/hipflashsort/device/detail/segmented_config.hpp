@@ -49,8 +49,10 @@ struct segmented_config
 
     // Size classes. Segments up to rank_capacity[i] are sorted by a group of threads inside one
     // wavefront (several groups per block): a bitonic network for keys of up to 4 bytes, else a
-    // rank sort by rank_group[i] threads; up to flash_capacity(i) by one block of flash_block(i)
-    // threads with block_flash_sort; larger ones are partitioned by many blocks.
+    // rank sort by rank_group[i] threads; up to block_network_capacity(i) by one block's bitonic
+    // network; up to flash_capacity(i) by one block of flash_block(i) threads with
+    // block_flash_sort; then the dynamic-LDS classes (big flash, flash network); larger ones are
+    // partitioned by many blocks.
     // Neighbouring capacities differ by 2x, so throughput has no cliff inside a family of classes.
     //
     // Keys of up to 4 bytes use networks: on bare images without values, up to 1024 keys (one
@@ -61,7 +63,8 @@ struct segmented_config
     // rank-sorted, 101 with networks. Block flash against networks (1c59c08 + this change):
     // u32 256 / 512 / 1024 keys 41 / 48 / 50 against 221 / 198 / 149, f32 1024 keys 42 against
     // 109. Pairs (u32+u32) on 32-bit composites: 512 keys 116 against 47 block-flash-sorted;
-    // 1024 keys 43 against 46, at 168 registers and 12 wavefronts per SM, so pairs stop at 512.
+    // 1024 keys 43 against 46, at 168 registers and 12 wavefronts per SM, so pairs stop at 512
+    // (a block network class takes them on to 1024).
     static constexpr bool networks = sizeof(Key) <= 4;
     static constexpr unsigned int network_classes = has_values<Value> ? 6 : 7;
     static constexpr unsigned int rank_classes = networks ? network_classes : 4;
@@ -86,14 +89,26 @@ struct segmented_config
         return block;
     }
 
-    // Block network classes (keys of up to 4 bytes without values): one block of
-    // block_network_waves[i] wavefronts of 32 lanes sorts a segment of up to 1024 keys per
-    // wavefront (bitonic_block_segments_kernel). They replace the block flash classes there:
-    // u32 segments of 2048 / 4096 keys 58 / 57 Gkeys/s block-flash-sorted, 121 / 98 with the
-    // networks; f32 93 / 74 (H100, 2^26 keys).
-    static constexpr unsigned int block_network_classes = networks && !has_values<Value> ? 2 : 0;
-    static constexpr unsigned int block_network_waves[2] = {2, 4};
-    static constexpr unsigned int block_network_capacity(unsigned int c) { return block_network_waves[c] * 1024; }
+    // Block network classes (keys of up to 4 bytes): one block of block_network_waves[i] logical
+    // wavefronts of 32 lanes sorts a segment with one bitonic network, block_network_items per
+    // lane, strides within a wavefront in registers and shuffles, larger ones through LDS.
+    // - Keys alone (bitonic_block_segments_kernel): 1024 keys per wavefront, 2048 and 4096 per
+    //   block. They replace the block flash classes there: u32 segments of 2048 / 4096 keys 58 /
+    //   57 Gkeys/s block-flash-sorted, 121 / 98 with the networks; f32 93 / 74 (H100, 2^26
+    //   keys). At 1024 keys one wavefront of 32 items stays faster than a block: u32 153
+    //   against 141 (2 wavefronts of 16 items) and 135 (4 of 8).
+    // - Pairs (bitonic_block_pair_segments_kernel, sort_composites on 32-bit composites): 1024
+    //   per block of 4 wavefronts of 8 items. u32+u32 segments of 1000 / 1024 pairs 44.8 / 48.6
+    //   block-flash-sorted, 75.8 / 83.9 so (2 wavefronts of 16 items: 74.7 / 81.2, at 123
+    //   registers against 96); 2048 pairs on 4 wavefronts of 16 items ran at 36 against 55
+    //   block-flash-sorted, so pairs stop at 1024.
+    static constexpr unsigned int block_network_classes = !networks ? 0 : has_values<Value> ? 1 : 2;
+    static constexpr unsigned int block_network_waves[2] = {has_values<Value> ? 4u : 2u, 4};
+    static constexpr unsigned int block_network_items = has_values<Value> ? 8 : 32;
+    static constexpr unsigned int block_network_capacity(unsigned int c)
+    {
+        return block_network_waves[c] * block_network_lanes * block_network_items;
+    }
     static constexpr unsigned int wave_and_network_top
         = block_network_classes ? block_network_capacity(block_network_classes - 1) : rank_capacity[rank_classes - 1];
 
@@ -117,7 +132,7 @@ struct segmented_config
     static constexpr unsigned int big_flash_block = 256;
     static constexpr unsigned int big_flash_lds =
         sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
-    static constexpr bool has_big_flash = flash_classes > 0 && big_flash_lds <= dynamic_lds_limit();
+    static constexpr bool has_big_flash = big_flash_capacity > wave_and_network_top && big_flash_lds <= dynamic_lds_limit();
 
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
     // threads cuts a segment into buckets of about 192 keys and sorts them with wavefront

@@ -211,7 +211,7 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
-        launch_block_network_classes(host, keys_in,
+        launch_block_network_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         const unsigned int big = config::has_big_flash ? host[config::big_flash_class] : 0u;
@@ -284,19 +284,29 @@ struct segmented_runner
     }
 
     template <unsigned int... C>
-    void launch_block_network_classes(const unsigned int* counts, const Key* keys_in,
+    void launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
                                       std::integer_sequence<unsigned int, C...>)
     {
-        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in), ...);
+        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in), ...);
     }
 
     template <unsigned int C>
-    void launch_block_network_class(unsigned int count, const Key* keys_in)
+    void launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in)
     {
         if(count == 0) return;
         constexpr unsigned int waves = config::block_network_waves[C];
-        bitonic_block_segments_kernel<Key, waves><<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(
-            class_list(config::rank_classes + C), count, keys_in, keys_out, ord);
+        const std::uint64_t* list = class_list(config::rank_classes + C);
+        if constexpr(has_values<Value>)
+        {
+            bitonic_block_pair_segments_kernel<Key, Value, waves, config::block_network_items>
+                <<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out,
+                                                                                 values_in, values_out, ord);
+        }
+        else
+        {
+            bitonic_block_segments_kernel<Key, waves>
+                <<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, ord);
+        }
     }
 
     template <unsigned int... C>

@@ -12,6 +12,9 @@
 #include "../../detail/empty_type.hpp"
 #include "../../warp/warp_bitonic_sort.hpp"
 #include "../../thread/radix_key_codec.hpp"
+#include "composite_sort.hpp"
+#include "lds_rows.hpp"
+#include "network_teams.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -214,110 +217,6 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
         });
 }
 
-/// Reads lane `member`'s ItemsPerThread consecutive keys of an LDS row in one access when they
-/// make an aligned word of 4, 8 or 16 bytes: read one by one, a blocked row puts ItemsPerThread
-/// lanes on each bank (4-way conflicts for 4 items, 75% of the network kernel's LDS wavefronts on
-/// an H100). `row` must be aligned to that word.
-template <class Key, unsigned int ItemsPerThread>
-struct blocked_lds
-{
-    static constexpr unsigned int bytes = sizeof(Key) * ItemsPerThread;
-    static constexpr bool vector = bytes == 4 || bytes == 8 || bytes == 16;
-    struct alignas(vector ? bytes : alignof(Key)) word
-    {
-        Key items[ItemsPerThread];
-    };
-
-    HIPFLASHSORT_DEVICE static void load(const Key* row, unsigned int member, Key (&items)[ItemsPerThread])
-    {
-        const word w = reinterpret_cast<const word*>(row)[member];
-#pragma unroll
-        for(unsigned int j = 0; j < ItemsPerThread; j++) items[j] = w.items[j];
-    }
-
-    HIPFLASHSORT_DEVICE static void store(Key* row, unsigned int member, const Key (&items)[ItemsPerThread])
-    {
-        word w;
-#pragma unroll
-        for(unsigned int j = 0; j < ItemsPerThread; j++) w.items[j] = items[j];
-        reinterpret_cast<word*>(row)[member] = w;
-    }
-};
-
-/// Copies a sorted LDS row to global memory, consecutive lanes on consecutive keys.
-template <unsigned int LogicalWave, class T>
-HIPFLASHSORT_DEVICE void copy_striped(const T* row, T* out, unsigned int size, unsigned int member)
-{
-    for(unsigned int i = member; i < size; i += LogicalWave) out[i] = row[i];
-}
-
-/// An LDS row holding Items keys per lane in blocked order (lane h at positions h * Items ...),
-/// written with one vector store per 16 bytes of a lane. The 16-byte chunks of each 128-byte line
-/// are swizzled: chunk c of line l lives at chunk c ^ (l % lane_chunks). The lanes whose rows start
-/// a multiple of 128 bytes apart then store to distinct banks (unswizzled, all 8 lanes of a
-/// quarter-wavefront collide for 32 keys of 4 bytes), and reading consecutive keys stays
-/// conflict-free. Only lane_chunks vector addresses per lane: a swizzle per key had the compiler
-/// keep Items store addresses in registers across the segment loop (32 -> 59 registers for 16
-/// u32 keys per lane).
-template <class Key, unsigned int Items>
-struct swizzled_row
-{
-    static constexpr unsigned int lane_bytes = Items * sizeof(Key);
-    static_assert((lane_bytes & (lane_bytes - 1)) == 0 && lane_bytes <= 128, "a power-of-two share of a line");
-    static constexpr unsigned int chunk_bytes = lane_bytes < 16 ? lane_bytes : 16;
-    static constexpr unsigned int chunk_items = chunk_bytes / sizeof(Key);
-    static constexpr unsigned int lane_chunks = Items / chunk_items;
-    static constexpr unsigned int line_items = 128 / sizeof(Key); // keys of one swizzled line
-    struct alignas(chunk_bytes) chunk
-    {
-        Key items[chunk_items];
-    };
-
-    /// Where the key of blocked position `position` lives.
-    HIPFLASHSORT_DEVICE static unsigned int slot(unsigned int position)
-    {
-        const unsigned int line = position / line_items;
-        return position ^ (line % lane_chunks * chunk_items);
-    }
-
-    /// Stores a lane's Items keys at blocked positions first ... first + Items - 1 (first a
-    /// multiple of Items; the row aligned to 16 bytes).
-    HIPFLASHSORT_DEVICE static void store(Key* row, unsigned int first, const Key (&keys)[Items])
-    {
-#pragma unroll
-        for(unsigned int c = 0; c < lane_chunks; c++) store_chunk(row, first + c * chunk_items, keys, c);
-    }
-
-    /// As store, leaving out the chunks from position `limit` on (a multiple of line_items): a
-    /// row shorter than its network's capacity stays inside its whole lines.
-    HIPFLASHSORT_DEVICE static void store_below(Key* row, unsigned int first, const Key (&keys)[Items],
-                                                unsigned int limit)
-    {
-#pragma unroll
-        for(unsigned int c = 0; c < lane_chunks; c++)
-        {
-            if(first + c * chunk_items < limit) store_chunk(row, first + c * chunk_items, keys, c);
-        }
-    }
-
-    /// The chunk holding blocked positions from `position` (a multiple of chunk_items).
-    HIPFLASHSORT_DEVICE static chunk load_chunk(const Key* row, unsigned int position)
-    {
-        return *reinterpret_cast<const chunk*>(row + slot(position));
-    }
-
-private:
-    HIPFLASHSORT_DEVICE static void store_chunk(Key* row, unsigned int position, const Key (&keys)[Items],
-                                                unsigned int c)
-    {
-        chunk w;
-#pragma unroll
-        for(unsigned int i = 0; i < chunk_items; i++) w.items[i] = keys[c * chunk_items + i];
-        *reinterpret_cast<chunk*>(row + slot(position)) = w;
-    }
-
-};
-
 /// Reads a logical wavefront's share of a segment from global memory as 32-bit lossless images,
 /// striped: lane `member`'s item j is key j * Lanes + member. A network sorts a set, so any
 /// assignment will do, and with this one every load instruction reads consecutive keys and all
@@ -459,158 +358,6 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
     for(unsigned int i = member; i < size; i += Lanes) out[i] = row[slots::slot(first + i)];
 }
 
-/// The 32-bit order images of a lane's keys.
-template <class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE void order_images(const Key (&keys)[Items], order ord, std::uint32_t (&images)[Items])
-{
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) images[j] = std::uint32_t(radix_key_codec<Key>::order_image(keys[j], ord));
-}
-
-/// out[j] = row[from[j]].
-template <class T, unsigned int Items>
-HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Items], T (&out)[Items])
-{
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
-}
-
-/// How many low bits of the order images of a logical wavefront's keys (blocked, `size` of
-/// them) are not the same in all: the images agree above the highest bit in which the smallest
-/// and the largest differ.
-template <unsigned int Lanes, unsigned int Items>
-HIPFLASHSORT_DEVICE unsigned int spread_bits(const std::uint32_t (&images)[Items], unsigned int size,
-                                             unsigned int member)
-{
-    std::uint32_t low = ~std::uint32_t(0), high = 0;
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        if(member * Items + j < size)
-        {
-            low = min_of(low, images[j]);
-            high = max_of(high, images[j]);
-        }
-    }
-    logical_wave_min_max<Lanes>(low, high);
-    const std::uint32_t spread = low ^ high;
-    return spread == 0 ? 0u : 32u - static_cast<unsigned int>(__clz(static_cast<int>(spread)));
-}
-
-/// Row positions of a logical wavefront's keys (their order images, blocked as staged) in the
-/// order of the 32-bit composites ((image >> shift) & mask) << position_bits | position, blocked:
-/// lane `member`'s item j for rank member * Items + j, 0 past `size`. The composites are unique,
-/// so the order is stable in the bits kept. Padding sorts last: a real composite reaches ~0 only
-/// at position capacity - 1, which exists only when there is no padding.
-template <unsigned int Lanes, unsigned int Items>
-HIPFLASHSORT_DEVICE void rank_by_bits(const std::uint32_t (&images)[Items], unsigned int size, unsigned int member,
-                                      unsigned int shift, std::uint32_t mask, unsigned int (&from)[Items])
-{
-    constexpr unsigned int position_bits = log2_ceil(Lanes * Items);
-    constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
-    std::uint32_t composite[Items];
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        const unsigned int pos = member * Items + j;
-        composite[j] = pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
-    }
-    warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(composite);
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) from[j] = member * Items + j < size ? composite[j] & position_mask : 0u;
-}
-
-/// Whether a logical wavefront's keys in blocked rank order are out of order anywhere: one
-/// lane's neighbours, and its last key against the next lane's first.
-template <unsigned int Lanes, class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE bool ranks_inverted(const Key (&sorted)[Items], unsigned int size, unsigned int member, order ord)
-{
-    std::uint32_t images[Items];
-    order_images(sorted, ord, images);
-    bool inverted = false;
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        if(member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
-        if(j > 0) inverted |= images[j - 1] > images[j];
-    }
-    const std::uint32_t next = shuffle_down(images[0], 1u, int(Lanes));
-    return inverted || (member + 1 < Lanes && images[Items - 1] > next);
-}
-
-/// Puts a logical wavefront's LDS row (keys and values, blocked) into the order `from` (each
-/// lane's keys already gathered by it): gathers the values, then every lane that owns slots of
-/// the row (`mine`) stores its keys and values back.
-template <class Key, class Value, unsigned int Items>
-HIPFLASHSORT_DEVICE void rewrite_row(Key* row_keys, Value* row_values, const unsigned int (&from)[Items],
-                                     const Key (&keys)[Items], unsigned int member, bool mine)
-{
-    Value values[Items];
-    gather_row(row_values, from, values);
-    wave_barrier(); // every lane has gathered before any slot is overwritten
-    if(mine)
-    {
-        blocked_lds<Key, Items>::store(row_keys, member, keys);
-        blocked_lds<Value, Items>::store(row_values, member, values);
-    }
-    wave_barrier();
-}
-
-/// Keys with values, stable, on 32-bit composites of (image bits, position) instead of 64-bit
-/// (image, position) ones, whose network costs three times the instructions. The composite keeps
-/// the 32 - position bits of the images below the bits all keys share (spread_bits): every bit
-/// when the keys span a narrow range, else the highest, and keys that differ only in the bits
-/// dropped come out in position order. A wavefront that finds such keys out of order sorts
-/// least significant digit first instead: by (dropped bits, position), then, with the rows
-/// reordered so, by (kept bits, that order). Each lane then gathers its sorted keys and values
-/// from the row, puts them back in blocked order and the row is copied out striped.
-/// H100, 2^26 u32+u32 keys, Gkeys/s: segments of 64 / 112 / 256 keys 104 / 60 / 56 on 64-bit
-/// composites, 137 / 110 / 139 on 32-bit ones.
-///
-/// The row may be shorter than the network: only its first `owned` slots (a multiple of
-/// ItemsPerThread, at least `size`) are read and written, so that rows packed side by side in LDS
-/// (the flash network class's buckets) stay apart.
-template <class Key, class Value, unsigned int LogicalWave, unsigned int ItemsPerThread>
-HIPFLASHSORT_DEVICE void sort_composites(Key* row_keys, Value* row_values, Key* keys_out, Value* values_out,
-                                         unsigned int size, unsigned int member, order ord,
-                                         unsigned int owned = LogicalWave * ItemsPerThread)
-{
-    constexpr unsigned int items = ItemsPerThread;
-    constexpr unsigned int field_bits = 32 - log2_ceil(LogicalWave * items);
-    constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
-    using lds_keys = blocked_lds<Key, items>;
-    // Constant true for a whole row (the default), so that path keeps its unguarded accesses.
-    const bool mine = owned >= LogicalWave * items || member * items < owned;
-    Key keys[items] = {};
-    std::uint32_t images[items];
-    if(mine) lds_keys::load(row_keys, member, keys);
-    order_images(keys, ord, images);
-    const unsigned int used = spread_bits<LogicalWave>(images, size, member);
-    const unsigned int shift = used > field_bits ? used - field_bits : 0u;
-    unsigned int from[items];
-    rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
-    gather_row(row_keys, from, keys);
-    // Both votes are wavefront-uniform, and every lane runs the shuffles inside.
-    if(ballot(shift != 0) != 0)
-    {
-        const bool inverted = ranks_inverted<LogicalWave>(keys, size, member, ord);
-        if(ballot(shift != 0 && inverted) != 0)
-        {
-            if(mine) lds_keys::load(row_keys, member, keys);
-            order_images(keys, ord, images);
-            rank_by_bits<LogicalWave>(images, size, member, 0, (std::uint32_t(1) << shift) - 1, from);
-            gather_row(row_keys, from, keys);
-            rewrite_row(row_keys, row_values, from, keys, member, mine);
-            order_images(keys, ord, images);
-            rank_by_bits<LogicalWave>(images, size, member, shift, field_mask, from);
-            gather_row(row_keys, from, keys);
-        }
-    }
-    rewrite_row(row_keys, row_values, from, keys, member, mine);
-    copy_striped<LogicalWave>(row_keys, keys_out, size, member);
-    copy_striped<LogicalWave>(row_values, values_out, size, member);
-}
-
 /// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes, without values, one
 /// logical wavefront each, sorted by a bitonic network in registers and shuffles
 /// (sort_images_only): O(log^2 m) steps instead of the rank sort's O(m) compares per key.
@@ -647,45 +394,12 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     for_each_staged_segment<BlockSize, LogicalWave, capacity>(
         list, count, keys_in, values_in, keys, values,
         [&](std::uint64_t begin, unsigned int size, unsigned int member, Key* my_keys, Value* my_values) {
-            sort_composites<Key, Value, LogicalWave, ItemsPerThread>(my_keys, my_values, keys_out + begin,
-                                                                      values_out + begin, size, member, ord);
+            sort_composites<Key, Value, ItemsPerThread>(wave_team<LogicalWave>{member}, my_keys, my_values,
+                                                        keys_out + begin, values_out + begin, size, ord);
         });
 }
 
 // ---------------------------------------------------------------- block networks
-
-/// One stage of a block network between wavefronts: position p (this lane's item j at
-/// first + j) meets p ^ mask through the swizzled LDS row, and the lower position keeps the
-/// smaller image. mask = level - 1 is a level's flip stage, a single bit from 1024 on one of its
-/// half-cleaners; either way the partner lies in another wavefront.
-template <unsigned int Items>
-HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
-                                               unsigned int mask)
-{
-    using slots = swizzled_row<std::uint32_t, Items>;
-    constexpr unsigned int n = slots::chunk_items;
-    syncthreads(); // the row's previous readers are done
-    slots::store(row, first, images);
-    syncthreads();
-    // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
-    // the same for all of this lane's items. A flip stage (mask = level - 1) pairs item j with the
-    // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
-    const unsigned int top = 1u << (31 - __clz(static_cast<int>(mask)));
-    const bool lower = (first & top) == 0;
-    const bool flip = (mask & 1u) != 0;
-#pragma unroll
-    for(unsigned int c = 0; c < slots::lane_chunks; c++)
-    {
-        const auto partners = slots::load_chunk(row, ((first + c * n) ^ mask) & ~(n - 1));
-#pragma unroll
-        for(unsigned int i = 0; i < n; i++)
-        {
-            const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
-            std::uint32_t& image = images[c * n + i];
-            image = lower ? min_of(image, partner) : max_of(image, partner);
-        }
-    }
-}
 
 /// The block network's float zeros, when the block saw one: each wavefront's run starts after
 /// the keys below zero in the whole block and the zeros of earlier wavefronts; per-wavefront
@@ -735,7 +449,6 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
     static_assert(Waves >= 2, "the first exchange orders the row's reuse across segments");
     constexpr unsigned int lanes = block_network_lanes, items = 32, span = lanes * items, capacity = Waves * span;
     using codec = radix_key_codec<Key>;
-    using network = warp_bitonic_sort<std::uint32_t, lanes, items>;
     using slots = swizzled_row<Key, items>;
     __shared__ __align__(16) std::uint32_t row[capacity];
     __shared__ unsigned int wave_counts[2 * Waves]; // zeros, then keys below zero, per wavefront
@@ -751,16 +464,7 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
         const unsigned int share = size > wave * span ? size - wave * span : 0u; // this wavefront's keys
         std::uint32_t images[items];
         load_striped_images<lanes>(in, share, member, ord, images);
-        network().sort(images);
-#pragma unroll
-        for(unsigned int level = 2 * span; level <= capacity; level *= 2)
-        {
-            exchange_across_waves(row, images, first, level - 1);
-#pragma unroll
-            for(unsigned int stride = level / 4; stride >= span; stride /= 2)
-                exchange_across_waves(row, images, first, stride);
-            network().merge_bitonic(images);
-        }
+        block_network_sort<Waves, lanes>(row, images, first);
         bool zeros = false;
         if constexpr(codec::is_float) zeros = syncthreads_or(holds_zero<Key>(images, ord));
         else syncthreads();
@@ -773,6 +477,40 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
         }
         syncthreads();
         for(unsigned int i = threadIdx.x; i < size; i += Waves * lanes) keys_out[begin + i] = sorted[slots::slot(i)];
+    }
+}
+
+/// Segments of up to Waves * block_network_lanes * Items keys of at most 4 bytes with values, one
+/// block each, staged in LDS and sorted stably by a block network on 32-bit (image bits,
+/// position) composites: sort_composites with the block as its team. A wavefront network of
+/// 1024 pairs needs 32 items per lane and 168 registers, and ran slower than block_flash_sort.
+template <class Key, class Value, unsigned int Waves, unsigned int Items>
+__global__ __launch_bounds__(Waves * block_network_lanes) void bitonic_block_pair_segments_kernel(
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
+    Value* values_out, order ord)
+{
+    static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
+    static_assert(has_values<Value>, "keys alone go through bitonic_block_segments_kernel");
+    using team_type = block_team<Waves, block_network_lanes>;
+    constexpr unsigned int capacity = team_type::size * Items;
+    // Aligned for blocked_lds's and swizzled_row's vector accesses.
+    __shared__ __align__(16) Key keys[capacity];
+    __shared__ __align__(16) Value values[capacity];
+    __shared__ __align__(16) std::uint32_t exchanges[capacity];
+    __shared__ typename team_type::storage_type team_storage;
+    const team_type team{threadIdx.x, exchanges, team_storage};
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const std::uint64_t begin = packed_segment::begin(list[index]);
+        const unsigned int size = packed_segment::size(list[index]);
+        for(unsigned int i = threadIdx.x; i < size; i += team_type::size)
+        {
+            keys[i] = keys_in[begin + i];
+            values[i] = values_in[begin + i];
+        }
+        syncthreads();
+        sort_composites<Key, Value, Items>(team, keys, values, keys_out + begin, values_out + begin, size, ord);
+        syncthreads(); // the rows are copied out before the next segment is staged
     }
 }
 

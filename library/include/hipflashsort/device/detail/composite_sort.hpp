@@ -1,0 +1,186 @@
+// Stable sort of an LDS row of keys (of up to 4 bytes) and values by a team's bitonic network on
+// 32-bit (image bits, position) composites: a logical wavefront's row (the network classes, the
+// flash network class's buckets) or a block's (the pairs' block network classes).
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_COMPOSITE_SORT_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_COMPOSITE_SORT_HPP_
+
+#include <cstdint>
+
+#include "../../block/detail/block_primitives.hpp"
+#include "../../detail/bit_math.hpp"
+#include "../../thread/radix_key_codec.hpp"
+#include "lds_rows.hpp"
+#include "network_teams.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// The 32-bit order images of a lane's keys.
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void order_images(const Key (&keys)[Items], order ord, std::uint32_t (&images)[Items])
+{
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) images[j] = std::uint32_t(radix_key_codec<Key>::order_image(keys[j], ord));
+}
+
+/// out[j] = row[from[j]].
+template <class T, unsigned int Items>
+HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Items], T (&out)[Items])
+{
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
+}
+
+/// How many low bits of the order images of a team's keys (blocked, `size` of them) are not the
+/// same in all: the images agree above the highest bit in which the smallest and the largest
+/// differ.
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE unsigned int spread_bits(const Team& team, const std::uint32_t (&images)[Items], unsigned int size)
+{
+    std::uint32_t low = ~std::uint32_t(0), high = 0;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(team.member * Items + j < size)
+        {
+            low = min_of(low, images[j]);
+            high = max_of(high, images[j]);
+        }
+    }
+    team.min_max(low, high);
+    const std::uint32_t spread = low ^ high;
+    return spread == 0 ? 0u : 32u - static_cast<unsigned int>(__clz(static_cast<int>(spread)));
+}
+
+/// Row positions of a team's keys (their order images, blocked as staged) in the order of the
+/// 32-bit composites ((image >> shift) & mask) << position_bits | position, blocked: member m's
+/// item j for rank m * Items + j, 0 past `size`. The composites are unique, so the order is
+/// stable in the bits kept. Padding sorts last: a real composite reaches ~0 only at position
+/// capacity - 1, which exists only when there is no padding.
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&images)[Items], unsigned int size,
+                                      unsigned int shift, std::uint32_t mask, unsigned int (&from)[Items])
+{
+    constexpr unsigned int position_bits = log2_ceil(Team::size * Items);
+    constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
+    std::uint32_t composite[Items];
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const unsigned int pos = team.member * Items + j;
+        composite[j] = pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
+    }
+    team.sort(composite);
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+        from[j] = team.member * Items + j < size ? composite[j] & position_mask : 0u;
+}
+
+/// Whether a team's keys in blocked rank order are out of order anywhere: one member's
+/// neighbours, and its last key against the next member's first.
+template <class Team, class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[Items], unsigned int size, order ord)
+{
+    std::uint32_t images[Items];
+    order_images(sorted, ord, images);
+    bool inverted = false;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
+        if(j > 0) inverted |= images[j - 1] > images[j];
+    }
+    const bool across = team.above_next(images[Items - 1], images[0]);
+    return inverted || across;
+}
+
+/// Puts a team's LDS row (keys and values, blocked) into the order `from` (each member's keys
+/// already gathered by it): gathers the values, then every member that owns slots of the row
+/// (`mine`) stores its keys and values back.
+template <class Team, class Key, class Value, unsigned int Items>
+HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row_values,
+                                     const unsigned int (&from)[Items], const Key (&keys)[Items], bool mine)
+{
+    Value values[Items];
+    gather_row(row_values, from, values);
+    team.barrier(); // every member has gathered before any slot is overwritten
+    if(mine)
+    {
+        blocked_lds<Key, Items>::store(row_keys, team.member, keys);
+        blocked_lds<Value, Items>::store(row_values, team.member, values);
+    }
+    team.barrier();
+}
+
+/// Keys with values, stable, on 32-bit composites of (image bits, position) instead of 64-bit
+/// (image, position) ones, whose network costs three times the instructions. The composite keeps
+/// the 32 - position bits of the images below the bits all keys share (spread_bits): every bit
+/// when the keys span a narrow range, else the highest, and keys that differ only in the bits
+/// dropped come out in position order. A team that finds such keys out of order sorts least
+/// significant digit first instead: by (dropped bits, position), then, with the rows reordered
+/// so, by (kept bits, that order). Each member then gathers its sorted keys and values from the
+/// row, puts them back in blocked order and the row is copied out striped.
+/// H100, 2^26 u32+u32 keys, Gkeys/s: segments of 64 / 112 / 256 keys 104 / 60 / 56 on 64-bit
+/// composites, 137 / 110 / 139 on 32-bit ones.
+///
+/// The row may be shorter than the network: only its first `owned` slots (a multiple of Items,
+/// at least `size`) are read and written, so that rows packed side by side in LDS (the flash
+/// network class's buckets) stay apart.
+template <class Key, class Value, unsigned int Items, class Team>
+HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value* row_values, Key* keys_out,
+                                         Value* values_out, unsigned int size, order ord,
+                                         unsigned int owned = Team::size * Items)
+{
+    constexpr unsigned int field_bits = 32 - log2_ceil(Team::size * Items);
+    constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
+    using lds_keys = blocked_lds<Key, Items>;
+    // Constant true for a whole row (the default), so that path keeps its unguarded accesses.
+    const bool mine = owned >= Team::size * Items || team.member * Items < owned;
+    Key keys[Items] = {};
+    std::uint32_t images[Items];
+    if(mine) lds_keys::load(row_keys, team.member, keys);
+    order_images(keys, ord, images);
+    const unsigned int used = spread_bits(team, images, size);
+    const unsigned int shift = used > field_bits ? used - field_bits : 0u;
+    // Passes of one network: by kept bits, and when that leaves keys out of order, by dropped
+    // bits, then by kept bits again. Inlined three times, the network's code made every class of
+    // u32+u32 pairs slower, though the later passes are rare (H100, 2^26 keys, segments of 512:
+    // 116 against 138 Gkeys/s without them).
+    unsigned int from[Items];
+    unsigned int pass_shift = shift;
+    std::uint32_t pass_mask = field_mask;
+#pragma unroll 1
+    for(unsigned int pass = 0;; pass++)
+    {
+        rank_by_bits(team, images, size, pass_shift, pass_mask, from);
+        gather_row(row_keys, from, keys);
+        if(pass == 0)
+        {
+            // Both votes are team-uniform, and every member runs the exchanges inside.
+            if(!team.any(shift != 0)) break;
+            const bool inverted = ranks_inverted(team, keys, size, ord);
+            if(!team.any(shift != 0 && inverted)) break;
+            pass_shift = 0; // the images are still the row's, in staged order
+            pass_mask = (std::uint32_t(1) << shift) - 1;
+        }
+        else if(pass == 1)
+        {
+            rewrite_row(team, row_keys, row_values, from, keys, mine);
+            order_images(keys, ord, images);
+            pass_shift = shift;
+            pass_mask = field_mask;
+        }
+        else
+        {
+            break;
+        }
+    }
+    rewrite_row(team, row_keys, row_values, from, keys, mine);
+    copy_striped<Team::size>(row_keys, keys_out, size, team.member);
+    copy_striped<Team::size>(row_values, values_out, size, team.member);
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif

@@ -1,0 +1,158 @@
+// The threads that run one bitonic network together: a logical wavefront, whose stages are
+// registers and shuffles, or a block of logical wavefronts, whose largest strides go through LDS.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_NETWORK_TEAMS_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_NETWORK_TEAMS_HPP_
+
+#include <cstdint>
+
+#include "../../block/detail/block_primitives.hpp"
+#include "../../intrinsics/intrinsics.hpp"
+#include "../../warp/warp_bitonic_sort.hpp"
+#include "lds_rows.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// One stage of a block network between wavefronts: position p (this lane's item j at
+/// first + j) meets p ^ mask through the swizzled LDS row, and the lower position keeps the
+/// smaller image. mask = level - 1 is a level's flip stage, a single bit from a wavefront's span
+/// (Lanes * Items) on one of its half-cleaners; either way the partner lies in another wavefront.
+template <unsigned int Items>
+HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
+                                               unsigned int mask)
+{
+    using slots = swizzled_row<std::uint32_t, Items>;
+    constexpr unsigned int n = slots::chunk_items;
+    syncthreads(); // the row's previous readers are done
+    slots::store(row, first, images);
+    syncthreads();
+    // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
+    // the same for all of this lane's items. A flip stage (mask = level - 1) pairs item j with the
+    // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
+    const unsigned int top = 1u << (31 - __clz(static_cast<int>(mask)));
+    const bool lower = (first & top) == 0;
+    const bool flip = (mask & 1u) != 0;
+#pragma unroll
+    for(unsigned int c = 0; c < slots::lane_chunks; c++)
+    {
+        const auto partners = slots::load_chunk(row, ((first + c * n) ^ mask) & ~(n - 1));
+#pragma unroll
+        for(unsigned int i = 0; i < n; i++)
+        {
+            const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
+            std::uint32_t& image = images[c * n + i];
+            image = lower ? min_of(image, partner) : max_of(image, partner);
+        }
+    }
+}
+
+/// Ascending bitonic network over a block of Waves logical wavefronts of Lanes, Items 32-bit
+/// words per lane, blocked: the lane whose first position is `first` holds first ... first +
+/// Items - 1. Each wavefront sorts its span in registers and shuffles; each merge level above it
+/// runs its strides of a span and more between wavefronts through `row` (Waves * Lanes * Items
+/// words of LDS) and the smaller ones inside each wavefront.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items>
+HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&words)[Items], unsigned int first)
+{
+    using network = warp_bitonic_sort<std::uint32_t, Lanes, Items>;
+    constexpr unsigned int span = Lanes * Items, capacity = Waves * span;
+    network().sort(words);
+#pragma unroll
+    for(unsigned int level = 2 * span; level <= capacity; level *= 2)
+    {
+        exchange_across_waves(row, words, first, level - 1);
+#pragma unroll
+        for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange_across_waves(row, words, first, stride);
+        network().merge_bitonic(words);
+    }
+}
+
+// A team is the group of threads that sorts one LDS row together (sort_composites): `size`
+// members, member m holding the row's blocked positions m * Items ... . It orders its members'
+// LDS accesses (barrier), votes (any), reduces (min_max), sorts 32-bit words with one network
+// (sort) and shows each member the next member's first word (above_next). Every member calls
+// each of these, in the same order.
+
+/// A logical wavefront of Lanes as a team. Its votes are ballots of the whole hardware wavefront,
+/// which may hold several teams: a team may then take a rare path that only another one needed.
+template <unsigned int Lanes>
+struct wave_team
+{
+    static constexpr unsigned int size = Lanes;
+    unsigned int member;
+
+    HIPFLASHSORT_DEVICE void barrier() const { wave_barrier(); }
+    HIPFLASHSORT_DEVICE bool any(bool predicate) const { return ballot(predicate) != 0; }
+    HIPFLASHSORT_DEVICE void min_max(std::uint32_t& low, std::uint32_t& high) const
+    {
+        logical_wave_min_max<Lanes>(low, high);
+    }
+    template <unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort(std::uint32_t (&words)[Items]) const
+    {
+        warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(words);
+    }
+    /// Whether `last` is above the next member's `first` (never for the last member).
+    HIPFLASHSORT_DEVICE bool above_next(std::uint32_t last, std::uint32_t first) const
+    {
+        const std::uint32_t next = shuffle_down(first, 1u, int(Lanes));
+        return member + 1 < Lanes && last > next;
+    }
+};
+
+/// A block of Waves logical wavefronts of Lanes as a team (member = thread index): its network is
+/// block_network_sort, its barriers and votes the block's. `row` holds the network's exchanges
+/// (Waves * Lanes * Items words); `storage` the wavefronts' partial results. A min_max and the
+/// next min_max or above_next are at least one block barrier apart (a network sort has several).
+template <unsigned int Waves, unsigned int Lanes>
+struct block_team
+{
+    static constexpr unsigned int size = Waves * Lanes;
+    struct storage_type
+    {
+        std::uint32_t low[Waves];
+        std::uint32_t high[Waves];
+        std::uint32_t first[Waves];
+    };
+    unsigned int member;
+    std::uint32_t* row;
+    storage_type& storage;
+
+    HIPFLASHSORT_DEVICE void barrier() const { syncthreads(); }
+    HIPFLASHSORT_DEVICE bool any(bool predicate) const { return syncthreads_or(predicate); }
+    HIPFLASHSORT_DEVICE void min_max(std::uint32_t& low, std::uint32_t& high) const
+    {
+        logical_wave_min_max<Lanes>(low, high);
+        if(member % Lanes == 0)
+        {
+            storage.low[member / Lanes] = low;
+            storage.high[member / Lanes] = high;
+        }
+        syncthreads();
+#pragma unroll
+        for(unsigned int w = 0; w < Waves; w++)
+        {
+            low = min_of(low, storage.low[w]);
+            high = max_of(high, storage.high[w]);
+        }
+    }
+    template <unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort(std::uint32_t (&words)[Items]) const
+    {
+        block_network_sort<Waves, Lanes>(row, words, member * Items);
+    }
+    HIPFLASHSORT_DEVICE bool above_next(std::uint32_t last, std::uint32_t first) const
+    {
+        const unsigned int lane = member % Lanes, wave = member / Lanes;
+        if(lane == 0) storage.first[wave] = first;
+        std::uint32_t next = shuffle_down(first, 1u, int(Lanes));
+        syncthreads();
+        if(lane + 1 == Lanes && wave + 1 < Waves) next = storage.first[wave + 1];
+        return member + 1 < size && last > next;
+    }
+};
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif
