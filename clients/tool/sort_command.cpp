@@ -13,9 +13,10 @@
 #include "sort_command.hpp"
 
 #include "device_merge.hpp"
+#include "device_sort.hpp"
 #include "file_io.hpp"
 
-#include <hipflashsort/hipflashsort.hpp>
+#include <hip/hip_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -63,14 +64,6 @@ struct device_buffer
     device_buffer(const device_buffer&) = delete;
     device_buffer& operator=(const device_buffer&) = delete;
 };
-
-// Value is void for keys only; values travel as unsigned integers of their size.
-template <class Key, class Value>
-hipError_t device_sort(void* temp, std::size_t& bytes, Key* keys, Value* values, std::size_t n, hipflashsort::order ord)
-{
-    if constexpr(std::is_void<Value>::value) return hipflashsort::sort_keys(temp, bytes, keys, keys, n, ord);
-    else return hipflashsort::sort_pairs(temp, bytes, keys, keys, values, values, n, ord);
-}
 
 template <class Key, class Value>
 std::size_t temp_bytes(std::size_t n)
