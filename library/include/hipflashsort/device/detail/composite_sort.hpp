@@ -142,15 +142,20 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     order_images(keys, ord, images);
     const unsigned int used = spread_bits(team, images, size);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
-    // Passes of one network: by kept bits, and when that leaves keys out of order, by dropped
-    // bits, then by kept bits again. Inlined three times, the network's code made every class of
-    // u32+u32 pairs slower, though the later passes are rare (H100, 2^26 keys, segments of 512:
-    // 116 against 138 Gkeys/s without them).
+    // Up to three passes of one network: by kept bits, and when that leaves keys out of order,
+    // by dropped bits, then by kept bits again. Networks of 256 positions and more run them in
+    // a loop, so that their code is there once: unrolled, three copies of it made them slower,
+    // though the later passes are rare; smaller ones run faster unrolled, each pass's code
+    // specialized (H100, u32+u32, 2^26 keys, Gkeys/s, unrolled against the loop: segments of 16
+    // / 32 / 112 pairs 137 / 137 / 109 against 124 / 129 / 106; of 512 / 1024 pairs 113 / 85
+    // against 125 / 87; of 16384 pairs, whose flash network buckets take networks of 256 and
+    // 512, 35.7 against 38.0).
+    constexpr unsigned int unrolled_passes = Team::size * Items >= 256 ? 1 : 3;
     unsigned int from[Items];
     unsigned int pass_shift = shift;
     std::uint32_t pass_mask = field_mask;
-#pragma unroll 1
-    for(unsigned int pass = 0;; pass++)
+#pragma unroll unrolled_passes
+    for(unsigned int pass = 0; pass < 3; pass++)
     {
         rank_by_bits(team, images, size, pass_shift, pass_mask, from);
         gather_row(row_keys, from, keys);
@@ -169,10 +174,6 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
             order_images(keys, ord, images);
             pass_shift = shift;
             pass_mask = field_mask;
-        }
-        else
-        {
-            break;
         }
     }
     rewrite_row(team, row_keys, row_values, from, keys, mine);
