@@ -149,31 +149,44 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     // specialized (H100, u32+u32, 2^26 keys, Gkeys/s, unrolled against the loop: segments of 16
     // / 32 / 112 pairs 137 / 137 / 109 against 124 / 129 / 106; of 512 / 1024 pairs 113 / 85
     // against 125 / 87; of 16384 pairs, whose flash network buckets take networks of 256 and
-    // 512, 35.7 against 38.0).
-    constexpr unsigned int unrolled_passes = Team::size * Items >= 256 ? 1 : 3;
+    // 512, 35.7 against 38.0). A loop counting to three instead of ending on the last pass's
+    // answer cost the large ones again (1000 pairs 83 -> 76).
     unsigned int from[Items];
     unsigned int pass_shift = shift;
     std::uint32_t pass_mask = field_mask;
-#pragma unroll unrolled_passes
-    for(unsigned int pass = 0; pass < 3; pass++)
-    {
+    // One pass; whether another follows.
+    const auto pass = [&](unsigned int p) {
         rank_by_bits(team, images, size, pass_shift, pass_mask, from);
         gather_row(row_keys, from, keys);
-        if(pass == 0)
+        if(p == 0)
         {
             // Both votes are team-uniform, and every member runs the exchanges inside.
-            if(!team.any(shift != 0)) break;
+            if(!team.any(shift != 0)) return false;
             const bool inverted = ranks_inverted(team, keys, size, ord);
-            if(!team.any(shift != 0 && inverted)) break;
+            if(!team.any(shift != 0 && inverted)) return false;
             pass_shift = 0; // the images are still the row's, in staged order
             pass_mask = (std::uint32_t(1) << shift) - 1;
+            return true;
         }
-        else if(pass == 1)
+        if(p == 1)
         {
             rewrite_row(team, row_keys, row_values, from, keys, mine);
             order_images(keys, ord, images);
             pass_shift = shift;
             pass_mask = field_mask;
+            return true;
+        }
+        return false;
+    };
+    if constexpr(Team::size * Items < 256)
+    {
+        if(pass(0) && pass(1)) pass(2);
+    }
+    else
+    {
+#pragma unroll 1
+        for(unsigned int p = 0; pass(p); p++)
+        {
         }
     }
     rewrite_row(team, row_keys, row_values, from, keys, mine);
