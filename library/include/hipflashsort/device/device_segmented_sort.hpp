@@ -19,10 +19,11 @@ namespace hipflashsort {
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
 /// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead). With
 /// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
-/// block_flash_sort above them (below), and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less
-/// for wider values, none where the LDS holds no more than block_flash_sort's 4096) the same
-/// bucket-and-network block as keys alone, with buckets ranked stably and sorted on composites (a
-/// bucket above 512 keys sends the segment to the partition). Wider keys: rank sort by a group of
+/// then one block's network on the same composites up to 1024, block_flash_sort above it (below),
+/// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS
+/// holds no more than block_flash_sort's 4096) the same bucket-and-network block as keys alone,
+/// with buckets ranked stably and sorted on composites (a bucket above 512 keys sends the segment
+/// to the partition). Wider keys: rank sort by a group of
 /// 4-32 lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys
 /// (fewer for wide keys and values; twice that in dynamic LDS where the device grants it), and
 /// larger segments are partitioned by many blocks into interpolated buckets, sorted the same way
