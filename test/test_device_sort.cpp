@@ -308,9 +308,10 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
-// Pairs between the networks and the partition (flash_network_pair_sort): stable ranks per
-// bucket, composites sorted per bucket. Equal keys (few unique, two values, ±0) must keep input
-// order; skewed keys hand the segment back to the partition; values of 4, 8 and 16 bytes (the
+// Pairs between the wavefront networks and the partition: the block network on composites up to
+// 1024, block_flash_sort, then flash_network_pair_sort (stable ranks per bucket, composites
+// sorted per bucket). Equal keys (few unique, two values, ±0) must keep input order; skewed
+// keys hand the segment back to the partition; values of 4, 8 and 16 bytes (the flash network
 // class's capacity shrinks with the value size).
 TEST(SegmentedSort, FlashNetworkPairs)
 {

@@ -41,10 +41,11 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 
 /// As sort_keys, moving values with their keys (stable). Value: trivially copyable, 1-16 bytes
 /// typical. values_in may equal values_out. Keys of up to 4 bytes take the networks on
-/// (image bits, position) composites up to 512 keys, block_flash_sort up to 4096, and the flash
-/// network class (stably ranked buckets, composites) up to 8192 for u32+u32 on NVIDIA. Memory: one copy of keys and values plus 1-2 bytes
-/// per key, and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys
-/// and values, 1280 of 8-byte ones), at most 32 MiB.
+/// (image bits, position) composites up to 512 keys (a wavefront's) and 1024 (a block's),
+/// block_flash_sort up to 4096, and the flash network class (stably ranked buckets, composites)
+/// up to 8192 for u32+u32 on NVIDIA. Memory: one copy of keys and values plus 1-2 bytes per key,
+/// and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys and
+/// values, 1280 of 8-byte ones), at most 32 MiB.
 template <class Key, class Value>
 hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
                       const Value* values_in, Value* values_out, std::size_t size,

@@ -140,12 +140,12 @@ struct segmented_config
     // composites with values (flash_network_pair_sort). Its capacity is the largest of 16384,
     // 8192, ... whose storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), u32+u32
     // pairs 8192 (4096 on gfx9, where it would only repeat the big flash class and is left out).
-    // For keys alone it follows the block networks. Pairs keep their block flash classes up to
-    // 4096 below it: a 512-thread block spends a fixed share of its time per segment (min/max,
-    // ranking, scans, a dozen barriers), and on an H100 (2^26 keys, u32+u32, Gkeys/s) segments
-    // of 1000 / 2048 / 4096 pairs ran at 21 / 28 / 34 in this class against 44 / 54 / 46
-    // block-flash-sorted, 8192 at 36 against 33 through the partition, and 2^28 pairs whose
-    // partition's last round aims at this class at 13.1 against 11.0.
+    // For keys alone it follows the block networks. Pairs keep their block flash classes (1025 to
+    // 4096, above their block network) below it: a 512-thread block spends a fixed share of its
+    // time per segment (min/max, ranking, scans, a dozen barriers), and on an H100 (2^26 keys,
+    // u32+u32, Gkeys/s) segments of 1000 / 2048 / 4096 pairs ran at 21 / 28 / 34 in this class
+    // against 44 / 54 / 46 block-flash-sorted, 8192 at 36 against 33 through the partition, and
+    // 2^28 pairs whose partition's last round aims at this class at 13.1 against 11.0.
     static constexpr unsigned int flash_network_block = 512;
     template <unsigned int Capacity>
     static constexpr unsigned int flash_network_bytes()
