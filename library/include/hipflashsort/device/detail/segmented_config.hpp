@@ -128,10 +128,27 @@ struct segmented_config
     // that refuses the opt-in sends these segments to the partition. u32 segments of 4096 keys:
     // 21 Gkeys/s through the multi-block partition, 52 Gkeys/s with this class (H100, 2^26 keys;
     // CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB): 21 against 45.
+    // Pairs of keys of up to 4 bytes and items of up to 8 bytes take 512 threads where their
+    // storage fits (95 KiB for u32+u32 on NVIDIA): segments of 2500 / 3000 / 4096 u32+u32 pairs
+    // 40.4 / 40.5 / 44.5 -> 42.3 / 44.2 / 48.5 Gkeys/s (H100, 2^26 keys, one run). Wider keys
+    // keep 256: 512 threads cost u64 segments of 1500 / 2048 keys 37.9 / 44.7 -> 26.9 / 31.6
+    // and u64 2^27 12.7 -> 11.5.
     static constexpr unsigned int big_flash_capacity = flash_classes ? 2 * flash_capacity(flash_classes - 1) : 4096;
-    static constexpr unsigned int big_flash_block = 256;
-    static constexpr unsigned int big_flash_lds =
-        sizeof(typename block_flash_sort<Key, Value, big_flash_block, big_flash_capacity>::storage_type);
+    template <unsigned int BlockSize>
+    static constexpr unsigned int big_flash_bytes()
+    {
+        return sizeof(typename block_flash_sort<Key, Value, BlockSize, big_flash_capacity>::storage_type);
+    }
+    static constexpr unsigned int pick_big_flash_block()
+    {
+        if constexpr(networks && has_values<Value> && item_bytes <= 8)
+        {
+            if constexpr(big_flash_bytes<512>() <= dynamic_lds_limit()) return 512;
+        }
+        return 256;
+    }
+    static constexpr unsigned int big_flash_block = pick_big_flash_block();
+    static constexpr unsigned int big_flash_lds = big_flash_bytes<big_flash_block>();
     static constexpr bool has_big_flash = big_flash_capacity > wave_and_network_top && big_flash_lds <= dynamic_lds_limit();
 
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
