@@ -115,13 +115,20 @@ HIPFLASHSORT_DEVICE void for_each_chunk_key(const Key* keys, const partition_chu
     }
 }
 
-/// Min and max image of each chunk, merged per segment.
+/// Min and max image of each chunk, merged per segment. A segment's first chunk also zeroes its
+/// buckets' totals, which the histogram accumulates in the next round's ranges.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread>
-__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks, const Key* keys,
-                                                                 std::uint64_t* min_max, order ord)
+__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks,
+                                                                 const partition_segment* segments, const Key* keys,
+                                                                 std::uint64_t* min_max, segment_range* next, order ord)
 {
     __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
     const partition_chunk c = chunks[blockIdx.x];
+    if(c.index == 0)
+    {
+        const partition_segment s = segments[c.segment];
+        for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) next[s.next_first + b].end = 0;
+    }
     std::uint64_t lo = ~std::uint64_t(0), hi = 0;
     for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
         const std::uint64_t v = wide_image(k, ord);
@@ -136,12 +143,14 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partitio
     }
 }
 
-/// Bucket counts of one chunk (LDS atomics), one column entry of its segment's matrix each.
+/// Bucket counts of one chunk (LDS atomics), one column entry of its segment's matrix each, and
+/// added to the bucket's total, parked in its next-round range until partition_offsets_kernel.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partition_chunk* chunks,
                                                                    const partition_segment* segments,
                                                                    const std::uint64_t* min_max, const Key* keys,
-                                                                   std::uint64_t* matrix, order ord)
+                                                                   std::uint64_t* matrix, segment_range* next,
+                                                                   order ord)
 {
     __shared__ unsigned int counts[MaxBuckets];
     const partition_chunk c = chunks[blockIdx.x];
@@ -153,22 +162,27 @@ __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partit
         atomicAdd(&counts[classify(k, static_cast<image_word_t<Key>>(wide_image(k, ord)))], 1u);
     });
     __syncthreads();
-    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) *matrix_entry(matrix, s, b, c.index) = counts[b];
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
+    {
+        *matrix_entry(matrix, s, b, c.index) = counts[b];
+        if(counts[b] != 0)
+        {
+            atomicAdd(reinterpret_cast<unsigned long long*>(&next[s.next_first + b].end),
+                      static_cast<unsigned long long>(counts[b]));
+        }
+    }
 }
 
-/// One wavefront per (segment, bucket) column: the column's counts become exclusive prefixes
-/// over the chunks (where each chunk's share of the bucket starts inside the bucket), and the
-/// column's total is parked in the bucket's next-round range until segment_starts_kernel reads it.
-/// Grid: (segments, bucket groups).
+/// One wavefront per (segment, bucket) column: the column's counts become exclusive prefixes over
+/// the chunks, where each chunk's share of the bucket starts inside the bucket. `groups` blocks
+/// of the segment share its columns.
 template <unsigned int BlockSize>
-__global__ __launch_bounds__(BlockSize) void column_scan_kernel(const partition_segment* segments,
-                                                               std::uint64_t* matrix, segment_range* next)
+HIPFLASHSORT_DEVICE void scan_columns(const partition_segment& s, std::uint64_t* matrix, unsigned int group,
+                                      unsigned int groups)
 {
     using shape = block_shape<BlockSize>;
-    const partition_segment s = segments[blockIdx.x];
     const unsigned int lane = lane_id();
-    for(unsigned int b = blockIdx.y * shape::waves + threadIdx.x / shape::wave; b < s.buckets;
-        b += gridDim.y * shape::waves)
+    for(unsigned int b = group * shape::waves + threadIdx.x / shape::wave; b < s.buckets; b += groups * shape::waves)
     {
         std::uint64_t* column = matrix_entry(matrix, s, b, 0);
         std::uint64_t running = 0;
@@ -180,32 +194,45 @@ __global__ __launch_bounds__(BlockSize) void column_scan_kernel(const partition_
             if(i < s.chunks) column[i] = running + inclusive - count;
             running += shuffle(inclusive, static_cast<int>(shape::wave - 1));
         }
-        if(lane == 0) next[s.next_first + b].end = running;
     }
 }
 
-/// One block per large segment: the bucket totals become the next round's segments (the buckets'
-/// ranges). A segment whose keys are all equal is already sorted: its buckets are listed empty,
-/// and its scatter (one bucket, identity positions) writes the final output directly.
+/// The segment's bucket totals become the next round's segments (the buckets' ranges). A segment
+/// whose keys are all equal is already sorted: its buckets are listed empty, and its scatter (one
+/// bucket, identity positions) writes the final output directly.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
-__global__ __launch_bounds__(BlockSize) void segment_starts_kernel(const partition_segment* segments,
-                                                                  const std::uint64_t* min_max, segment_range* next)
+HIPFLASHSORT_DEVICE void bucket_ranges(const partition_segment& s, bool constant, segment_range* next)
 {
     __shared__ std::uint64_t start[MaxBuckets];
     __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
-    const partition_segment s = segments[blockIdx.x];
     segment_range* buckets = next + s.next_first;
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) start[b] = buckets[b].end;
     __syncthreads();
     block_exclusive_scan_lds<BlockSize, std::uint64_t>([&](unsigned int j) -> std::uint64_t& { return start[j]; },
                                                        s.buckets, scratch);
-    const bool done = segment_is_constant(min_max, blockIdx.x);
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
     {
         const std::uint64_t begin = s.range.begin + start[b];
         const std::uint64_t end = b + 1 < s.buckets ? s.range.begin + start[b + 1] : s.range.end;
-        buckets[b] = done ? segment_range{begin, begin} : segment_range{begin, end};
+        buckets[b] = constant ? segment_range{begin, begin} : segment_range{begin, end};
     }
+}
+
+/// Where every chunk's share of every bucket goes, after the histogram: grid (segments, groups
+/// + 1), the first `groups` blocks of a segment scan its matrix columns, the last one turns its
+/// bucket totals into bucket ranges. One kernel instead of two saves a launch per round, which
+/// at 2^16 keys costs about as much as the kernel's work.
+template <unsigned int BlockSize, unsigned int MaxBuckets>
+__global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
+                                                                     const std::uint64_t* min_max,
+                                                                     std::uint64_t* matrix, segment_range* next)
+{
+    const partition_segment s = segments[blockIdx.x];
+    const unsigned int groups = gridDim.y - 1;
+    if(blockIdx.y < groups)
+        scan_columns<BlockSize>(s, matrix, blockIdx.y, groups);
+    else
+        bucket_ranges<BlockSize, MaxBuckets>(s, segment_is_constant(min_max, blockIdx.x), next);
 }
 
 /// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the

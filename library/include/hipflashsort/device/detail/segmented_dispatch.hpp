@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <vector>
@@ -34,8 +35,8 @@ struct segmented_plan
     using config = segmented_config<Key, Value>;
     static constexpr unsigned int counters = 17;
 
-    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, next = 0, counts = 0, segments = 0,
-                chunks = 0, min_max = 0, matrix = 0, bytes = 0;
+    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, next = 0, counts = 0, round = 0,
+                matrix = 0, bytes = 0;
     std::uint64_t class_offset[config::classes] = {};
     std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
 
@@ -71,24 +72,20 @@ struct segmented_plan
         take(small_lists, entries * sizeof(std::uint64_t));
         take(large_list, large_capacity * sizeof(segment_range));
         take(next, next_capacity * sizeof(segment_range));
+        // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
-        take(segments, large_capacity * sizeof(partition_segment));
-        take(chunks, chunk_capacity * sizeof(partition_chunk));
-        take(min_max, 2 * large_capacity * sizeof(std::uint64_t));
+        take(round, round_bytes(large_capacity, chunk_capacity));
         take(matrix, matrix_capacity * sizeof(std::uint64_t));
         bytes = at;
     }
-};
 
-template <unsigned int Unused = 0>
-__global__ void init_min_max_kernel(std::uint64_t* min_max, unsigned int segments)
-{
-    for(unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < segments; i += gridDim.x * blockDim.x)
+    /// A partition round's plan, packed: the segments' min/max seeds, the segments, the chunks.
+    static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
+    static std::size_t round_bytes(std::uint64_t segments, std::uint64_t chunks)
     {
-        min_max[2 * i] = ~std::uint64_t(0);
-        min_max[2 * i + 1] = 0;
+        return segments * (2 * sizeof(std::uint64_t) + sizeof(partition_segment)) + chunks * sizeof(partition_chunk);
     }
-}
+};
 
 template <class Key, class Value>
 struct segmented_runner
@@ -107,6 +104,9 @@ struct segmented_runner
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
+    // Set by a partition, whose plan upload zeroes the class counters the next binning uses.
+    bool counters_zeroed = false;
+    std::vector<unsigned char> staging; // the partition plan's host copy
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
                                       segment_range*, unsigned int*, order);
@@ -197,7 +197,9 @@ struct segmented_runner
         const class_limits l = limits();
         class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list), {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
+        if(!counters_zeroed)
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
+        counters_zeroed = false;
         bin_segments_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, lists, counts, keys_in,
                                                                        keys_out, values_in, values_out);
         unsigned int host[plan_type::counters] = {};
@@ -430,27 +432,38 @@ struct segmented_runner
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
         constexpr unsigned int max_buckets = config::partition_max_buckets;
-        auto* d_segs = at<partition_segment>(plan.segments);
-        auto* d_chunks = at<partition_chunk>(plan.chunks);
-        auto* min_max = at<std::uint64_t>(plan.min_max);
         auto* matrix = at<std::uint64_t>(plan.matrix);
         auto* next = at<segment_range>(plan.next);
         const unsigned int n_segs = static_cast<unsigned int>(segs.size());
         const unsigned int n_chunks = static_cast<unsigned int>(chunks.size());
         unsigned int most_buckets = 0;
         for(const partition_segment& s : segs) most_buckets = std::max(most_buckets, s.buckets);
-        // Grid rows of column_scan_kernel: one wavefront per bucket (its loop covers any rest).
+        // Column-scan blocks of partition_offsets_kernel: one wavefront per bucket (a loop covers
+        // any rest).
         const unsigned int column_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_segs, segs.data(), n_segs * sizeof(partition_segment),
-                                                    hipMemcpyHostToDevice, stream));
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(d_chunks, chunks.data(), n_chunks * sizeof(partition_chunk),
-                                                    hipMemcpyHostToDevice, stream));
-        init_min_max_kernel<><<<grid_for(n_segs, 256), 256, 0, stream>>>(min_max, n_segs);
-        chunk_min_max_kernel<Key, block, items><<<n_chunks, block, 0, stream>>>(d_chunks, keys_in, min_max, ord);
+        // One copy carries zeroed class counters, min/max seeds, segments and chunks (it replaced
+        // two copies, a memset and a kernel): at small sizes the sort is bound by what the host
+        // issues, on the H100 here 3.6 us a launch and 2.2 us a pageable copy.
+        const std::size_t min_max_at = plan.round - plan.counts;
+        const std::size_t segs_at = min_max_at + 2 * sizeof(std::uint64_t) * n_segs;
+        const std::size_t chunks_at = segs_at + sizeof(partition_segment) * n_segs;
+        staging.assign(chunks_at + sizeof(partition_chunk) * n_chunks, 0);
+        const std::uint64_t seed[2] = {~std::uint64_t(0), 0};
+        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[min_max_at + sizeof(seed) * i], seed, sizeof(seed));
+        std::memcpy(&staging[segs_at], segs.data(), sizeof(partition_segment) * n_segs);
+        std::memcpy(&staging[chunks_at], chunks.data(), sizeof(partition_chunk) * n_chunks);
+        HIPFLASHSORT_RETURN_IF_ERROR(
+            hipMemcpyAsync(temp + plan.counts, staging.data(), staging.size(), hipMemcpyHostToDevice, stream));
+        counters_zeroed = true;
+        auto* min_max = at<std::uint64_t>(plan.counts + min_max_at);
+        auto* d_segs = at<partition_segment>(plan.counts + segs_at);
+        auto* d_chunks = at<partition_chunk>(plan.counts + chunks_at);
+        chunk_min_max_kernel<Key, block, items>
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, keys_in, min_max, next, ord);
         chunk_histogram_kernel<Key, block, items, max_buckets>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in, matrix, ord);
-        column_scan_kernel<block><<<dim3(n_segs, column_groups), block, 0, stream>>>(d_segs, matrix, next);
-        segment_starts_kernel<block, max_buckets><<<n_segs, block, 0, stream>>>(d_segs, min_max, next);
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in, matrix, next, ord);
+        partition_offsets_kernel<block, max_buckets>
+            <<<dim3(n_segs, column_groups + 1), block, 0, stream>>>(d_segs, min_max, matrix, next);
         chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<n_chunks, block, 0, stream>>>(
             d_chunks, d_segs, min_max, matrix, next, keys_in, keys_dst, keys_out, values_in, values_dst, values_out,
             ord);
