@@ -346,7 +346,7 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
     std::vector<std::uint32_t> keys;
     std::vector<int> begins, ends;
     std::mt19937 rng(77);
-    for(const unsigned int n : {256u, 512u, 1000u, 1024u})
+    for(const unsigned int n : {64u, 100u, 128u, 256u, 512u, 1000u, 1024u})
     {
         unsigned int bits = 0;
         while((1u << bits) < n) bits++;

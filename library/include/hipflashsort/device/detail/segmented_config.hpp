@@ -77,7 +77,13 @@ struct segmented_config
     // 32 keys 185 / 131 / -, 64 keys 169 / 183 / -, 112 keys 164 / 164 / 168; pairs of 64 keys
     // 81 / 93 / - (2^26 keys, CUB DeviceSegmentedSort 208, 66, 111, 168; 68 for 64-key pairs).
     // From 256 keys on the logical wavefront is 16 or 32 lanes, and 1024 keys take 32 items.
-    static constexpr unsigned int network_items[7] = {4, 4, 8, 16, 16, 16, 32};
+    // Pairs take fewer items per lane from 64 to 256 (4, 8, 8 against 8, 16, 16): their
+    // composite networks hold keys, values and positions, and a wider logical wavefront spreads
+    // them. u32+u32 segments, Gkeys/s (H100, 2^26 pairs, one run): 64 / 65 / 112 / 128 / 200 /
+    // 256 pairs 137.5 / 78.3 / 108.9 / 121.5 / 110.8 / 138.5 -> 147.7 / 90.4 / 125.8 / 155.2 /
+    // 115.6 / 153.2; 8 items at 128 alone gave 112 pairs 124.7, 4 items there 97.1.
+    static constexpr unsigned int network_items[7]
+        = {4, 4, has_values<Value> ? 4u : 8u, has_values<Value> ? 8u : 16u, has_values<Value> ? 8u : 16u, 16, 32};
     // A network class's block stages BlockSize * items keys and values in LDS: 256 threads,
     // halved while that passes 23 KiB (16-byte values), so that several blocks share a
     // multiprocessor and the static LDS stays far below its 48 KiB limit.
