@@ -23,11 +23,10 @@ namespace hipflashsort {
 /// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS
 /// holds no more than block_flash_sort's 4096) the same bucket-and-network block as keys alone,
 /// with buckets ranked stably and sorted on composites (a bucket above 512 keys sends the segment
-/// to the partition). Wider keys: rank sort by a group of
-/// 4-32 lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys
-/// (fewer for wide keys and values; twice that in dynamic LDS where the device grants it), and
-/// larger segments are partitioned by many blocks into interpolated buckets, sorted the same way
-/// in further rounds.
+/// to the partition). Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the
+/// networks, one block with block_flash_sort up to 2048 keys (fewer for wide keys and values;
+/// twice that in dynamic LDS where the device grants it), and larger segments are partitioned by
+/// many blocks into interpolated buckets, sorted the same way in further rounds.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)

@@ -75,7 +75,8 @@ struct segmented_config
     // items per lane move stages from shuffles into registers, fewer leave more segments per
     // wavefront; u32 keys on an H100, Gkeys/s with 4 / 8 / 16 items: 16 keys 190 / 147 / -,
     // 32 keys 185 / 131 / -, 64 keys 169 / 183 / -, 112 keys 164 / 164 / 168; pairs of 64 keys
-    // 81 / 93 / - (2^26 keys, CUB DeviceSegmentedSort 208, 66, 111, 168; 68 for 64-key pairs).
+    // 81 / 93 / - on 64-bit composites at 36f6034 (2^26 keys, CUB DeviceSegmentedSort 208, 66,
+    // 111, 168; 68 for 64-key pairs).
     // From 256 keys on the logical wavefront is 16 or 32 lanes, and 1024 keys take 32 items.
     // Pairs take fewer items per lane from 64 to 256 (4, 8, 8 against 8, 16, 16): their
     // composite networks hold keys, values and positions, and a wider logical wavefront spreads

@@ -28,6 +28,19 @@ struct single_segment
 
 inline std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+/// Where a partition round's plan lies, packed from byte `first` on: the segments' min/max
+/// seeds, the segments, the chunks.
+struct round_layout
+{
+    static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
+    std::size_t min_max, segments, chunks, end;
+    round_layout(std::size_t first, std::uint64_t n_segments, std::uint64_t n_chunks)
+        : min_max(first), segments(min_max + 2 * sizeof(std::uint64_t) * n_segments),
+          chunks(segments + sizeof(partition_segment) * n_segments), end(chunks + sizeof(partition_chunk) * n_chunks)
+    {
+    }
+};
+
 /// Layout of the temporary storage; every bound depends on sizes only, never on key values.
 template <class Key, class Value>
 struct segmented_plan
@@ -74,16 +87,9 @@ struct segmented_plan
         take(next, next_capacity * sizeof(segment_range));
         // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
-        take(round, round_bytes(large_capacity, chunk_capacity));
+        take(round, round_layout(0, large_capacity, chunk_capacity).end);
         take(matrix, matrix_capacity * sizeof(std::uint64_t));
         bytes = at;
-    }
-
-    /// A partition round's plan, packed: the segments' min/max seeds, the segments, the chunks.
-    static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
-    static std::size_t round_bytes(std::uint64_t segments, std::uint64_t chunks)
-    {
-        return segments * (2 * sizeof(std::uint64_t) + sizeof(partition_segment)) + chunks * sizeof(partition_chunk);
     }
 };
 
@@ -104,8 +110,6 @@ struct segmented_runner
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
-    // Set by a partition, whose plan upload zeroes the class counters the next binning uses.
-    bool counters_zeroed = false;
     std::vector<unsigned char> staging; // the partition plan's host copy
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
@@ -188,10 +192,11 @@ struct segmented_runner
     /// launched, so only classes that hold segments get a launch, each with a grid of its size;
     /// the large segments' list comes back after those launches (a second synchronization, while
     /// the GPU sorts). `single_size`: the size of the only segment when the host knows it
-    /// (device-level sort), which needs no read-back.
+    /// (device-level sort), which needs no read-back. `counters_zeroed`: a partition's plan
+    /// upload zeroed the class counters.
     template <class Source>
     hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
-                          std::vector<segment_range>& large, std::uint64_t single_size = 0)
+                          std::vector<segment_range>& large, bool counters_zeroed, std::uint64_t single_size = 0)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_limits l = limits();
@@ -199,7 +204,6 @@ struct segmented_runner
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!counters_zeroed)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        counters_zeroed = false;
         bin_segments_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, lists, counts, keys_in,
                                                                        keys_out, values_in, values_out);
         unsigned int host[plan_type::counters] = {};
@@ -444,20 +448,17 @@ struct segmented_runner
         // One copy carries zeroed class counters, min/max seeds, segments and chunks (it replaced
         // two copies, a memset and a kernel): at small sizes the sort is bound by what the host
         // issues, on the H100 here 3.6 us a launch and 2.2 us a pageable copy.
-        const std::size_t min_max_at = plan.round - plan.counts;
-        const std::size_t segs_at = min_max_at + 2 * sizeof(std::uint64_t) * n_segs;
-        const std::size_t chunks_at = segs_at + sizeof(partition_segment) * n_segs;
-        staging.assign(chunks_at + sizeof(partition_chunk) * n_chunks, 0);
+        const round_layout l(plan.round - plan.counts, n_segs, n_chunks);
+        staging.assign(l.end, 0);
         const std::uint64_t seed[2] = {~std::uint64_t(0), 0};
-        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[min_max_at + sizeof(seed) * i], seed, sizeof(seed));
-        std::memcpy(&staging[segs_at], segs.data(), sizeof(partition_segment) * n_segs);
-        std::memcpy(&staging[chunks_at], chunks.data(), sizeof(partition_chunk) * n_chunks);
+        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[l.min_max + sizeof(seed) * i], seed, sizeof(seed));
+        std::memcpy(&staging[l.segments], segs.data(), sizeof(partition_segment) * n_segs);
+        std::memcpy(&staging[l.chunks], chunks.data(), sizeof(partition_chunk) * n_chunks);
         HIPFLASHSORT_RETURN_IF_ERROR(
             hipMemcpyAsync(temp + plan.counts, staging.data(), staging.size(), hipMemcpyHostToDevice, stream));
-        counters_zeroed = true;
-        auto* min_max = at<std::uint64_t>(plan.counts + min_max_at);
-        auto* d_segs = at<partition_segment>(plan.counts + segs_at);
-        auto* d_chunks = at<partition_chunk>(plan.counts + chunks_at);
+        auto* min_max = at<std::uint64_t>(plan.counts + l.min_max);
+        auto* d_segs = at<partition_segment>(plan.counts + l.segments);
+        auto* d_chunks = at<partition_chunk>(plan.counts + l.chunks);
         chunk_min_max_kernel<Key, block, items>
             <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, keys_in, min_max, next, ord);
         chunk_histogram_kernel<Key, block, items, max_buckets>
@@ -509,7 +510,7 @@ struct segmented_runner
         }
         else
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc, large, single_size));
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc, large, false, single_size));
         }
         for(;;)
         {
@@ -523,7 +524,7 @@ struct segmented_runner
             dst = dst == keys_tmp ? keys_out : keys_tmp;
             vdst = vdst == values_tmp ? values_out : values_tmp;
             HIPFLASHSORT_RETURN_IF_ERROR(
-                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc, large));
+                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc, large, true));
         }
     }
 };

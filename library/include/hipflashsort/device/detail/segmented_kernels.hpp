@@ -384,7 +384,7 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
     Value* values_out, order ord)
 {
-    static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
+    static_assert(sizeof(Key) <= 4, "composites are built from 32-bit order images");
     static_assert(has_values<Value>, "keys alone go through bitonic_sort_key_segments_kernel");
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
     constexpr unsigned int groups = BlockSize / LogicalWave;
@@ -489,7 +489,7 @@ __global__ __launch_bounds__(Waves * block_network_lanes) void bitonic_block_pai
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
     Value* values_out, order ord)
 {
-    static_assert(sizeof(Key) <= 4, "the composite holds a 32-bit image and a 32-bit position");
+    static_assert(sizeof(Key) <= 4, "composites are built from 32-bit order images");
     static_assert(has_values<Value>, "keys alone go through bitonic_block_segments_kernel");
     using team_type = block_team<Waves, block_network_lanes>;
     constexpr unsigned int capacity = team_type::size * Items;
