@@ -279,6 +279,9 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
         check_segmented<float, int, false>(boundaries, 0, distribution::special_floats, ord, true, seed++);
         check_segmented<std::int16_t, int, false>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::uint64_t, unsigned int, true>(boundaries, 0, distribution::few_unique, ord, true, seed++);
+        // Keys wider than 4 bytes: flash classes up to 1024 in static LDS, 2048 and 4096 in dynamic LDS.
+        check_segmented<std::uint64_t, int, false>(boundaries, 1, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<double, long long, false>(boundaries, 0, distribution::special_floats, ord, true, seed++);
         check_segmented<std::int8_t, std::int64_t, false>(boundaries, 3, distribution::uniform_bits, ord, false, seed++);
         // Pairs whose network keeps only the images' high bits must find the keys that differ below.
         check_segmented<std::uint32_t, int, true>(boundaries, 0, distribution::extremes_and_small, ord, false, seed++);

@@ -41,9 +41,10 @@ TEST(TwoUnits, EachUnitSortsEverySizeClass)
     auto here = [](void* t, std::size_t& b, const std::uint32_t* i, std::uint32_t* o, std::size_t n) {
         return hipflashsort::sort_keys(t, b, i, o, n);
     };
-    // Sizes in the rank, network, flash, big flash (dynamic LDS) and partition paths.
+    // Sizes in the wavefront network, block network, flash network (dynamic LDS) and partition
+    // paths.
     for(const std::size_t n : {std::size_t(3), std::size_t(100), std::size_t(1500), std::size_t(3000),
-                               std::size_t(4096), std::size_t(100000)})
+                               std::size_t(4096), std::size_t(10000), std::size_t(100000)})
     {
         check_unit(here, n, n);
         check_unit(sort_in_second_unit, n, n + 1);

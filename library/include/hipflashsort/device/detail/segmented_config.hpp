@@ -51,7 +51,7 @@ struct segmented_config
     // wavefront (several groups per block): a bitonic network for keys of up to 4 bytes, else a
     // rank sort by rank_group[i] threads; up to block_network_capacity(i) by one block's bitonic
     // network; up to flash_capacity(i) by one block of flash_block(i) threads with
-    // block_flash_sort; then the dynamic-LDS classes (big flash, flash network); larger ones are
+    // block_flash_sort; then the dynamic-LDS classes (dynamic flash, flash network); larger ones are
     // partitioned by many blocks.
     // Neighbouring capacities differ by 2x, so throughput has no cliff inside a family of classes.
     //
@@ -130,40 +130,69 @@ struct segmented_config
     static constexpr unsigned int flash_capacity(unsigned int c) { return flash_all[flash_first + c]; }
     static constexpr unsigned int flash_block(unsigned int c) { return flash_blocks[flash_first + c]; }
 
-    // One more flash class of twice the largest static capacity, in dynamic LDS up to
-    // dynamic_lds_limit(): 63 KiB on gfx9 (64 KiB per workgroup), 99 KiB on NVIDIA, where a GPU
-    // that refuses the opt-in sends these segments to the partition. u32 segments of 4096 keys:
-    // 21 Gkeys/s through the multi-block partition, 52 Gkeys/s with this class (H100, 2^26 keys;
-    // CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB): 21 against 45.
-    // Pairs of keys of up to 4 bytes and items of up to 8 bytes take 512 threads where their
-    // storage fits (95 KiB for u32+u32 on NVIDIA): segments of 2500 / 3000 / 4096 u32+u32 pairs
-    // 40.4 / 40.5 / 44.5 -> 42.3 / 44.2 / 48.5 Gkeys/s (H100, 2^26 keys, one run). Wider keys
-    // keep 256: 512 threads cost u64 segments of 1500 / 2048 keys 37.9 / 44.7 -> 26.9 / 31.6
-    // and u64 2^27 12.7 -> 11.5.
-    static constexpr unsigned int big_flash_capacity = flash_classes ? 2 * flash_capacity(flash_classes - 1) : 4096;
-    template <unsigned int BlockSize>
-    static constexpr unsigned int big_flash_bytes()
+    // Dynamic flash classes: flash classes of twice (and, for keys wider than 4 bytes, four
+    // times) the largest static capacity, in dynamic LDS up to dynamic_lds_limit(): 63 KiB on gfx9
+    // (64 KiB per workgroup), 99 KiB on NVIDIA, where a GPU that refuses the opt-in sends these
+    // segments to the next class that takes them, or to the partition. Each exists where its
+    // storage fits.
+    // - Twice: u32 segments of 4096 keys 21 Gkeys/s through the multi-block partition, 52 with
+    //   this class (H100, 2^26 keys; CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB):
+    //   21 against 45. Pairs of keys of up to 4 bytes and items of up to 8 bytes take 512 threads
+    //   where their storage fits (95 KiB for u32+u32 on NVIDIA): segments of 2500 / 3000 / 4096
+    //   u32+u32 pairs 40.4 / 40.5 / 44.5 -> 42.3 / 44.2 / 48.5 Gkeys/s (H100, 2^26 keys, one run).
+    //   Wider keys keep 256: 512 threads cost u64 segments of 1500 / 2048 keys 37.9 / 44.7 ->
+    //   26.9 / 31.6 and u64 2^27 12.7 -> 11.5.
+    // - Four times: keys wider than 4 bytes have no network classes (and no flash network class),
+    //   so their largest small class was 2048 (u64, 47 KiB); 4096 u64 keys take 95 KiB with 256
+    //   threads. H100, one run, median of 31, Gkeys/s, 2048 against 4096 as the only dynamic
+    //   class: u64 segments of 1500 / 2048 / 3000 / 4096 keys 38.0 / 44.9 / 9.0 / 14.4 against
+    //   29.5 / 34.8 / 36.3 / 41.4 (2^26 keys), hence both; u64 sorts of 2^20 keys 5.1 -> 9.6 (one
+    //   partition round instead of two), 2^27 12.9 -> 13.5.
+    static constexpr unsigned int dynamic_flash_base = flash_classes ? flash_capacity(flash_classes - 1) : 2048;
+    static constexpr unsigned int dynamic_flash_capacity(unsigned int d) { return dynamic_flash_base << (d + 1); }
+    template <unsigned int Capacity, unsigned int BlockSize>
+    static constexpr unsigned int block_flash_bytes()
     {
-        return sizeof(typename block_flash_sort<Key, Value, BlockSize, big_flash_capacity>::storage_type);
+        return sizeof(typename block_flash_sort<Key, Value, BlockSize, Capacity>::storage_type);
     }
-    static constexpr unsigned int pick_big_flash_block()
+    template <unsigned int Capacity>
+    static constexpr unsigned int pick_dynamic_flash_block()
     {
         if constexpr(networks && has_values<Value> && item_bytes <= 8)
         {
-            if constexpr(big_flash_bytes<512>() <= dynamic_lds_limit()) return 512;
+            if constexpr(block_flash_bytes<Capacity, 512>() <= dynamic_lds_limit()) return 512;
         }
         return 256;
     }
-    static constexpr unsigned int big_flash_block = pick_big_flash_block();
-    static constexpr unsigned int big_flash_lds = big_flash_bytes<big_flash_block>();
-    static constexpr bool has_big_flash = big_flash_capacity > wave_and_network_top && big_flash_lds <= dynamic_lds_limit();
+    template <unsigned int D>
+    struct dynamic_flash
+    {
+        static constexpr unsigned int capacity = dynamic_flash_capacity(D);
+        static constexpr unsigned int block = pick_dynamic_flash_block<capacity>();
+        static constexpr unsigned int lds = block_flash_bytes<capacity, block>();
+        static constexpr bool fits = capacity > wave_and_network_top && lds <= dynamic_lds_limit();
+    };
+    static constexpr unsigned int count_dynamic_flash_classes()
+    {
+        if constexpr(!dynamic_flash<0>::fits)
+            return 0;
+        else if constexpr(networks)
+            return 1;
+        else
+            return dynamic_flash<1>::fits ? 2 : 1;
+    }
+    static constexpr unsigned int dynamic_flash_classes = count_dynamic_flash_classes();
+    /// Largest capacity of the dynamic flash classes, or of the classes below them.
+    static constexpr unsigned int dynamic_flash_top
+        = dynamic_flash_classes                 ? dynamic_flash_capacity(dynamic_flash_classes - 1)
+          : flash_classes ? flash_capacity(flash_classes - 1) : wave_and_network_top;
 
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
     // threads cuts a segment into buckets of about 192 keys and sorts them with wavefront
     // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
     // composites with values (flash_network_pair_sort). Its capacity is the largest of 16384,
     // 8192, ... whose storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), u32+u32
-    // pairs 8192 (4096 on gfx9, where it would only repeat the big flash class and is left out).
+    // pairs 8192 (4096 on gfx9, where it would only repeat the dynamic flash class and is left out).
     // For keys alone it follows the block networks. Pairs keep their block flash classes (1025 to
     // 4096, above their block network) below it: a 512-thread block spends a fixed share of its
     // time per segment (min/max, ranking, scans, a dozen barriers), and on an H100 (2^26 keys,
@@ -193,12 +222,11 @@ struct segmented_config
     static constexpr unsigned int flash_network_lds = flash_network_bytes<flash_network_capacity>();
     static constexpr bool has_flash_network =
         networks
-        && flash_network_capacity
-               > (has_big_flash ? big_flash_capacity : flash_classes ? flash_capacity(flash_classes - 1) : wave_and_network_top);
+        && flash_network_capacity > dynamic_flash_top;
 
     static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
-    static constexpr unsigned int big_flash_class = static_classes; // when has_big_flash
-    static constexpr unsigned int flash_network_class = static_classes + (has_big_flash ? 1 : 0); // when has_flash_network
+    static constexpr unsigned int first_dynamic_flash_class = static_classes;
+    static constexpr unsigned int flash_network_class = static_classes + dynamic_flash_classes; // when has_flash_network
     static constexpr unsigned int classes = flash_network_class + (has_flash_network ? 1 : 0);
     static_assert(!has_flash_network || flash_network_capacity <= 16384, "listed sizes in 14 bits");
 
@@ -209,7 +237,7 @@ struct segmented_config
                : c < rank_classes + block_network_classes ? block_network_capacity(c - rank_classes)
                : c < static_classes         ? flash_capacity(c - rank_classes - block_network_classes)
                : c == flash_network_class   ? flash_network_capacity
-                                            : big_flash_capacity;
+                                            : dynamic_flash_capacity(c - static_classes);
     }
     /// Largest segment of the classes in static LDS.
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);

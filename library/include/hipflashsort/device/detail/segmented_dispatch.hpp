@@ -119,25 +119,34 @@ struct segmented_runner
     // translation units has one host stub (and registered function) per unit, and the opt-in
     // binds to the stub it is given, which need not be the one a <<<>>> elsewhere in the code
     // would name.
-    segments_kernel big_flash = nullptr;
+    segments_kernel dynamic_flash[2] = {}; // the first config::dynamic_flash_classes are used
     deferring_kernel flash_network = nullptr;
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
     /// to the next class that takes them, or to the partition.
     void enable_dynamic_classes()
     {
-        if constexpr(config::has_big_flash)
-        {
-            const segments_kernel kernel
-                = flash_sort_segments_dynamic_kernel<Key, Value, config::big_flash_block, config::big_flash_capacity>;
-            if(opt_in(reinterpret_cast<const void*>(kernel), config::big_flash_lds)) big_flash = kernel;
-        }
+        enable_dynamic_flash(std::make_integer_sequence<unsigned int, config::dynamic_flash_classes>{});
         if constexpr(config::has_flash_network)
         {
             const deferring_kernel kernel = flash_network_segments_kernel<Key, Value, config::flash_network_block,
                                                                           config::flash_network_capacity>;
             if(opt_in(reinterpret_cast<const void*>(kernel), config::flash_network_lds)) flash_network = kernel;
         }
+    }
+
+    template <unsigned int... D>
+    void enable_dynamic_flash(std::integer_sequence<unsigned int, D...>)
+    {
+        ((dynamic_flash[D] = opted_in_flash<D>()), ...);
+    }
+
+    template <unsigned int D>
+    static segments_kernel opted_in_flash()
+    {
+        using c = typename config::template dynamic_flash<D>;
+        const segments_kernel kernel = flash_sort_segments_dynamic_kernel<Key, Value, c::block, c::capacity>;
+        return opt_in(reinterpret_cast<const void*>(kernel), c::lds) ? kernel : nullptr;
     }
 
     static bool opt_in(const void* kernel, unsigned int bytes)
@@ -151,9 +160,12 @@ struct segmented_runner
 
     std::uint64_t largest_small() const
     {
-        return flash_network ? config::flash_network_capacity
-               : big_flash   ? config::big_flash_capacity
-                             : config::largest_static;
+        if(flash_network) return config::flash_network_capacity;
+        for(unsigned int d = config::dynamic_flash_classes; d-- > 0;)
+        {
+            if(dynamic_flash[d]) return config::dynamic_flash_capacity(d);
+        }
+        return config::largest_static;
     }
 
     template <class T>
@@ -164,9 +176,10 @@ struct segmented_runner
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
         // A disabled dynamic class repeats the previous limit, so no size falls into it.
-        if constexpr(config::has_big_flash)
+        for(unsigned int d = 0; d < config::dynamic_flash_classes; d++)
         {
-            if(!big_flash) l.limit[config::big_flash_class] = l.limit[config::big_flash_class - 1];
+            const unsigned int c = config::first_dynamic_flash_class + d;
+            if(!dynamic_flash[d]) l.limit[c] = l.limit[c - 1];
         }
         if constexpr(config::has_flash_network)
         {
@@ -220,12 +233,8 @@ struct segmented_runner
         launch_block_network_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
-        const unsigned int big = config::has_big_flash ? host[config::big_flash_class] : 0u;
-        if(big_flash && big != 0)
-        {
-            big_flash<<<grid_for(big, 1), config::big_flash_block, config::big_flash_lds, stream>>>(
-                class_list(config::big_flash_class), big, keys_in, keys_out, values_in, values_out, ord);
-        }
+        launch_dynamic_flash_classes(host, keys_in, values_in,
+                                     std::make_integer_sequence<unsigned int, config::dynamic_flash_classes>{});
         const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
         const bool deferring = flash_network && networked != 0;
         if(deferring)
@@ -332,6 +341,22 @@ struct segmented_runner
                                                        values_in, values_out, ord);
     }
     static constexpr unsigned int first_flash_class = config::rank_classes + config::block_network_classes;
+
+    template <unsigned int... D>
+    void launch_dynamic_flash_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
+                                      std::integer_sequence<unsigned int, D...>)
+    {
+        (launch_dynamic_flash_class<D>(counts[config::first_dynamic_flash_class + D], keys_in, values_in), ...);
+    }
+
+    template <unsigned int D>
+    void launch_dynamic_flash_class(unsigned int count, const Key* keys_in, const Value* values_in)
+    {
+        if(count == 0 || !dynamic_flash[D]) return;
+        using c = typename config::template dynamic_flash<D>;
+        dynamic_flash[D]<<<grid_for(count, 1), c::block, c::lds, stream>>>(
+            class_list(config::first_dynamic_flash_class + D), count, keys_in, keys_out, values_in, values_out, ord);
+    }
 
     /// Largest segment that one round cuts into buckets averaging at most 3/4 of the largest
     /// small class: uniform keys then land every bucket in a small class. (At half the class,
