@@ -138,7 +138,7 @@ struct segmented_config
     // - Twice: u32 segments of 4096 keys 21 Gkeys/s through the multi-block partition, 52 with
     //   this class (H100, 2^26 keys; CUB DeviceSegmentedSort: 46); u32+u32 pairs of 4096 (76 KiB):
     //   21 against 45. Pairs of keys of up to 4 bytes and items of up to 8 bytes take 512 threads
-    //   where their storage fits (95 KiB for u32+u32 on NVIDIA): segments of 2500 / 3000 / 4096
+    //   where their storage fits (75 KiB for u32+u32 on NVIDIA): segments of 2500 / 3000 / 4096
     //   u32+u32 pairs 40.4 / 40.5 / 44.5 -> 42.3 / 44.2 / 48.5 Gkeys/s (H100, 2^26 keys, one run).
     //   Wider keys keep 256: 512 threads cost u64 segments of 1500 / 2048 keys 37.9 / 44.7 ->
     //   26.9 / 31.6 and u64 2^27 12.7 -> 11.5.
