@@ -7,6 +7,7 @@
 
 #include <hipflashsort/hipflashsort.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -24,13 +25,34 @@ struct plan_check
     using plan_type = hipflashsort::detail::segmented_plan<Key, Value>;
     using runner_type = hipflashsort::detail::segmented_runner<Key, Value>;
 
+    /// Stands in for a dynamic-LDS kernel: the plan only asks whether the GPU granted one.
+    static void granted_kernel(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
+                               hipflashsort::order)
+    {
+    }
+
+    /// A runner for a GPU of `multiprocessors` that granted the dynamic flash classes or none.
+    static runner_type make_runner(const plan_type& plan, int multiprocessors, bool granted)
+    {
+        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 1, multiprocessors};
+        std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, granted ? &granted_kernel : nullptr);
+        return runner;
+    }
+
     /// Plans one round over `large` (segments of a sort of `size` keys in `segments` segments)
-    /// with `resident` scatter blocks, and checks it.
+    /// with `resident` scatter blocks, and checks it, with and without the dynamic flash classes.
     static void round(const std::vector<segment_range>& large, std::uint64_t size, std::uint64_t segments,
                       unsigned int resident)
     {
+        round(large, size, segments, resident, false);
+        round(large, size, segments, resident, true);
+    }
+
+    static void round(const std::vector<segment_range>& large, std::uint64_t size, std::uint64_t segments,
+                      unsigned int resident, bool granted)
+    {
         const plan_type plan(size, segments);
-        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 1};
+        runner_type runner = make_runner(plan, static_cast<int>(std::max(1u, resident / 3)), granted);
         runner.scatter_blocks = resident;
         std::vector<partition_segment> segs;
         std::vector<partition_chunk> chunks;
@@ -143,6 +165,7 @@ struct types
 
 using plan_types = ::testing::Types<types<std::uint32_t, hipflashsort::empty_type>,
                                     types<std::uint32_t, std::uint32_t>, types<std::uint64_t, std::uint64_t>,
+                                    types<std::uint64_t, hipflashsort::empty_type>,
                                     types<std::uint8_t, hipflashsort::empty_type>, types<double, std::uint16_t>>;
 TYPED_TEST_SUITE(PartitionPlan, plan_types);
 
@@ -154,6 +177,32 @@ TYPED_TEST(PartitionPlan, OneArrayFitsTheReservedStorage)
 TYPED_TEST(PartitionPlan, ManySegmentsFitTheReservedStorage)
 {
     plan_check<typename TypeParam::key, typename TypeParam::value>::many_segments(20261122);
+}
+
+// Keys wider than 4 bytes aim the last round at their largest flash classes (buckets of about
+// 1638 keys, the 2048 class) where the round gives two blocks per multiprocessor, else at
+// smaller buckets; keys of up to 4 bytes keep buckets of about 409 (the 512 network class).
+TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
+{
+    using wide = plan_check<std::uint64_t, hipflashsort::empty_type>;
+    using narrow = plan_check<std::uint32_t, hipflashsort::empty_type>;
+    const std::uint64_t round_keys = std::uint64_t(1) << 24;
+    const wide::plan_type wide_plan(round_keys, 256);
+    const narrow::plan_type narrow_plan(round_keys, 256);
+    // Buckets averaging at most 4/5 of a class limit.
+    const auto buckets = [](std::uint64_t keys, std::uint64_t limit) {
+        const std::uint64_t goal = limit / 5 * 4;
+        return static_cast<unsigned int>((keys + goal - 1) / goal);
+    };
+    const auto gpu = wide::make_runner(wide_plan, 132, true);
+    ASSERT_EQ(gpu.largest_small(), 4096u);
+    EXPECT_EQ(gpu.buckets_for(65536, round_keys), buckets(65536, 2048)); // round 2 of 2^24 keys: 41
+    EXPECT_EQ(gpu.buckets_for(65536, 65536), buckets(65536, 512));       // a sort of 2^16 keys: 161
+    EXPECT_EQ(gpu.buckets_for(1 << 18, 1 << 18), buckets(1 << 18, 1024)); // 322 blocks fill 132 SMs
+    const auto refused = wide::make_runner(wide_plan, 132, false);       // no dynamic classes
+    EXPECT_EQ(refused.buckets_for(65536, round_keys), buckets(65536, 512));
+    const auto small_keys = narrow::make_runner(narrow_plan, 132, true);
+    EXPECT_EQ(small_keys.buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
 } // namespace

@@ -266,9 +266,19 @@ struct segmented_config
     // 9.5, segments of 16384 u32+u32 27.4 -> 34.4, 2^28 and segments of 65536 unchanged. Keys'
     // 512 against 256 (with the flash network class): segments of 65536 u32 51.3 -> 57.6, f32
     // 50.3 -> 54.2, other sizes within run spread.
+    // Keys wider than 4 bytes have no networks, and their flash classes sort faster per key the
+    // larger they are (u64 segments of 1000 / 2048 keys: 31.5 / 44.8 Gkeys/s), so they aim at
+    // 2048, where the round still gives two blocks per multiprocessor (else at the largest
+    // limit down to partition_fill_keys that does). H100, median of 21, 512 -> 2048: u64 sorts
+    // of 2^21 / 2^22 / 2^24 / 2^25 keys 7.2 / 8.9 / 12.1 / 12.0 -> 7.9 / 9.8 / 14.3 / 15.7
+    // Gkeys/s, 2^27 unchanged; u64 segments of 8192 / 16384 / 65536 keys 16.1 / 18.4 / 16.8 ->
+    // 21.0 / 23.5 / 24.4 (2^26 keys); u64+u64 segments of 65536 12.4 -> 14.3 (their largest
+    // small class is 2048, so they aim at 1024). Without the fill condition 2^16 / 2^18 u64 keys
+    // lost 7%.
     static constexpr unsigned int partition_max_buckets = 512;
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
-    static constexpr unsigned int partition_bucket_keys = 512;
+    static constexpr unsigned int partition_fill_keys = 512;
+    static constexpr unsigned int partition_bucket_keys = networks ? partition_fill_keys : 2048;
     static constexpr unsigned int partition_round_buckets = 256;
     // A round that is not the last takes up to one bucket per 12 keys of a tile, so that each
     // bucket's run of a tile stays about 48 bytes or more of 4-byte keys (at 342 buckets 2^28

@@ -176,10 +176,13 @@ struct segmented_runner
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
         // A disabled dynamic class repeats the previous limit, so no size falls into it.
-        for(unsigned int d = 0; d < config::dynamic_flash_classes; d++)
+        if constexpr(config::dynamic_flash_classes > 0)
         {
-            const unsigned int c = config::first_dynamic_flash_class + d;
-            if(!dynamic_flash[d]) l.limit[c] = l.limit[c - 1];
+            for(unsigned int d = 0; d < config::dynamic_flash_classes; d++)
+            {
+                const unsigned int c = config::first_dynamic_flash_class + d;
+                if(!dynamic_flash[d]) l.limit[c] = l.limit[c - 1];
+            }
         }
         if constexpr(config::has_flash_network)
         {
@@ -371,9 +374,10 @@ struct segmented_runner
     /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
     ///   its capacity when that makes 64 or more (fewer buckets scatter faster) and the round
     ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
-    ///   smallest class limit (powers of two from partition_bucket_keys) that
-    ///   partition_max_buckets reach, so that few buckets spill into the next class, up to half
-    ///   the largest small class; beyond that, partition_max_buckets.
+    ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
+    ///   down to partition_fill_keys where the round would not give two blocks per
+    ///   multiprocessor) that partition_max_buckets reach, so that few buckets spill into the
+    ///   next class, up to half the largest small class; beyond that, partition_max_buckets.
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
     ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
     /// H100, one run against powers of two (buckets of up to one class limit, which sent about
@@ -397,8 +401,11 @@ struct segmented_runner
             if(size / goal >= 64 && round_keys / goal >= 2 * std::uint64_t(std::max(1, multiprocessors)))
                 return static_cast<unsigned int>(std::min<std::uint64_t>((size + goal - 1) / goal, most));
         }
-        for(std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);;
-            limit *= 2)
+        std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
+        while(limit > config::partition_fill_keys
+              && round_keys / (limit / 5 * 4) < 2 * std::uint64_t(std::max(1, multiprocessors)))
+            limit /= 2;
+        for(;; limit *= 2)
         {
             const std::uint64_t goal = limit / 5 * 4;
             const std::uint64_t wanted = (size + goal - 1) / goal;
