@@ -51,8 +51,8 @@ struct segmented_config
     // wavefront (several groups per block): a bitonic network for keys of up to 4 bytes, else a
     // rank sort by rank_group[i] threads; up to block_network_capacity(i) by one block's bitonic
     // network; up to flash_capacity(i) by one block of flash_block(i) threads with
-    // block_flash_sort; then the dynamic-LDS classes (dynamic flash, flash network); larger ones are
-    // partitioned by many blocks.
+    // block_flash_sort; then the dynamic-LDS classes (dynamic flash, flash network); larger ones
+    // are partitioned by many blocks.
     // Neighbouring capacities differ by 2x, so throughput has no cliff inside a family of classes.
     //
     // Keys of up to 4 bytes use networks: on bare images without values, up to 1024 keys (one
@@ -144,10 +144,12 @@ struct segmented_config
     //   26.9 / 31.6 and u64 2^27 12.7 -> 11.5.
     // - Four times: keys wider than 4 bytes have no network classes (and no flash network class),
     //   so their largest small class was 2048 (u64, 47 KiB); 4096 u64 keys take 95 KiB with 256
-    //   threads. H100, one run, median of 31, Gkeys/s, 2048 against 4096 as the only dynamic
-    //   class: u64 segments of 1500 / 2048 / 3000 / 4096 keys 38.0 / 44.9 / 9.0 / 14.4 against
-    //   29.5 / 34.8 / 36.3 / 41.4 (2^26 keys), hence both; u64 sorts of 2^20 keys 5.1 -> 9.6 (one
-    //   partition round instead of two), 2^27 12.9 -> 13.5.
+    //   threads. H100, median of 31, Gkeys/s, 2048 against 4096 as the only dynamic class: u64
+    //   segments of 1500 / 2048 / 3000 / 4096 keys 38.0 / 44.9 / 9.0 / 14.4 against 29.5 / 34.8 /
+    //   36.3 / 41.4 (2^26 keys), hence both. Both against 2048 alone: u64 sorts of 2^20 / 2^27
+    //   keys 5.0 / 12.8 -> 9.3 / 15.0 (one partition round instead of two at 2^20), segments of
+    //   3000 / 4096 keys 8.9 / 14.7 -> 36.5 / 41.4.
+    static constexpr unsigned int max_dynamic_flash_classes = 2; // twice and four times
     static constexpr unsigned int dynamic_flash_base = flash_classes ? flash_capacity(flash_classes - 1) : 2048;
     static constexpr unsigned int dynamic_flash_capacity(unsigned int d) { return dynamic_flash_base << (d + 1); }
     template <unsigned int Capacity, unsigned int BlockSize>
@@ -182,6 +184,7 @@ struct segmented_config
             return dynamic_flash<1>::fits ? 2 : 1;
     }
     static constexpr unsigned int dynamic_flash_classes = count_dynamic_flash_classes();
+    static_assert(dynamic_flash_classes <= max_dynamic_flash_classes, "the runner holds one kernel per class");
     /// Largest capacity of the dynamic flash classes, or of the classes below them.
     static constexpr unsigned int dynamic_flash_top
         = dynamic_flash_classes                 ? dynamic_flash_capacity(dynamic_flash_classes - 1)
@@ -192,7 +195,8 @@ struct segmented_config
     // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
     // composites with values (flash_network_pair_sort). Its capacity is the largest of 16384,
     // 8192, ... whose storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), u32+u32
-    // pairs 8192 (4096 on gfx9, where it would only repeat the dynamic flash class and is left out).
+    // pairs 8192 (4096 on gfx9, where it would only repeat the dynamic flash class and is left
+    // out).
     // For keys alone it follows the block networks. Pairs keep their block flash classes (1025 to
     // 4096, above their block network) below it: a 512-thread block spends a fixed share of its
     // time per segment (min/max, ranking, scans, a dozen barriers), and on an H100 (2^26 keys,

@@ -119,7 +119,7 @@ struct segmented_runner
     // translation units has one host stub (and registered function) per unit, and the opt-in
     // binds to the stub it is given, which need not be the one a <<<>>> elsewhere in the code
     // would name.
-    segments_kernel dynamic_flash[2] = {}; // the first config::dynamic_flash_classes are used
+    segments_kernel dynamic_flash[config::max_dynamic_flash_classes] = {}; // the first dynamic_flash_classes
     deferring_kernel flash_network = nullptr;
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
