@@ -207,4 +207,45 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
     EXPECT_EQ(small_keys.buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
+// The size classes of each key and value type: limits strictly increasing (a segment has one
+// class), the static classes within 16384 and in static LDS, each dynamic class in the dynamic
+// LDS limit of this platform, and the flash network above every dynamic flash class.
+template <class Key, class Value>
+void check_classes()
+{
+    using config = hipflashsort::detail::segmented_config<Key, Value>;
+    for(unsigned int c = 1; c < config::classes; c++)
+        EXPECT_LT(config::class_limit(c - 1), config::class_limit(c)) << "class " << c;
+    EXPECT_LE(config::largest_static, 16384u);
+    EXPECT_LE(config::dynamic_flash_classes, config::max_dynamic_flash_classes);
+    if constexpr(config::dynamic_flash_classes > 0)
+    {
+        EXPECT_LE(config::template dynamic_flash<0>::lds, hipflashsort::dynamic_lds_limit());
+        EXPECT_EQ(config::class_limit(config::first_dynamic_flash_class), config::template dynamic_flash<0>::capacity);
+    }
+    if constexpr(config::dynamic_flash_classes > 1)
+    {
+        EXPECT_LE(config::template dynamic_flash<1>::lds, hipflashsort::dynamic_lds_limit());
+        EXPECT_EQ(config::template dynamic_flash<1>::capacity, 2 * config::template dynamic_flash<0>::capacity);
+    }
+    if constexpr(config::has_flash_network)
+    {
+        EXPECT_LE(config::flash_network_lds, hipflashsort::dynamic_lds_limit());
+        EXPECT_GT(config::flash_network_capacity, config::dynamic_flash_top);
+        EXPECT_EQ(config::flash_network_class, config::classes - 1);
+    }
+}
+
+TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
+{
+    check_classes<std::uint8_t, hipflashsort::empty_type>();
+    check_classes<std::uint16_t, std::uint64_t>();
+    check_classes<std::uint32_t, hipflashsort::empty_type>();
+    check_classes<std::uint32_t, std::uint32_t>();
+    check_classes<float, std::uint64_t>();
+    check_classes<std::uint64_t, hipflashsort::empty_type>();
+    check_classes<double, std::uint32_t>();
+    check_classes<std::uint64_t, std::uint64_t>();
+}
+
 } // namespace
