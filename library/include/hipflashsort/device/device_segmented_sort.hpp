@@ -25,8 +25,9 @@ namespace hipflashsort {
 /// with buckets ranked stably and sorted on composites (a bucket above 512 keys sends the segment
 /// to the partition). Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the
 /// networks, one block with block_flash_sort up to 2048 keys (fewer for wide keys and values;
-/// twice that in dynamic LDS where the device grants it), and larger segments are partitioned by
-/// many blocks into interpolated buckets, sorted the same way in further rounds.
+/// in dynamic LDS where the device grants it twice that, and for keys wider than 4 bytes also
+/// four times that: u64 keys up to 4096 on NVIDIA, 2048 on gfx9), and larger segments are
+/// partitioned by many blocks into interpolated buckets, sorted the same way in further rounds.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Preconditions: offsets are device pointers of `segments` elements (32- or 64-bit integers)
