@@ -208,8 +208,8 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
 }
 
 // The size classes of each key and value type: limits strictly increasing (a segment has one
-// class), the static classes within 16384 and in static LDS, each dynamic class in the dynamic
-// LDS limit of this platform, and the flash network above every dynamic flash class.
+// class), the static classes within 16384, each dynamic class in the dynamic LDS limit of this
+// platform, and the flash network above every dynamic flash class.
 template <class Key, class Value>
 void check_classes()
 {

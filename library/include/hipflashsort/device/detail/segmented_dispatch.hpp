@@ -397,21 +397,30 @@ struct segmented_runner
         }
         if(flash_network)
         {
-            const std::uint64_t goal = config::flash_network_capacity / 5 * 4;
-            if(size / goal >= 64 && round_keys / goal >= 2 * std::uint64_t(std::max(1, multiprocessors)))
+            const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
+            if(size / goal >= 64 && fills_gpu(round_keys, goal))
                 return static_cast<unsigned int>(std::min<std::uint64_t>((size + goal - 1) / goal, most));
         }
         std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
-        while(limit > config::partition_fill_keys
-              && round_keys / (limit / 5 * 4) < 2 * std::uint64_t(std::max(1, multiprocessors)))
-            limit /= 2;
+        while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
         for(;; limit *= 2)
         {
-            const std::uint64_t goal = limit / 5 * 4;
+            const std::uint64_t goal = bucket_goal(limit);
             const std::uint64_t wanted = (size + goal - 1) / goal;
             if(wanted <= most) return static_cast<unsigned int>(std::max<std::uint64_t>(wanted, 2));
             if(2 * limit > largest_small() / 2) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
+    /// buckets spill into the next class.
+    static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
+
+    /// Whether a round of `round_keys` keys in buckets of `goal` keys gives two blocks per
+    /// multiprocessor.
+    bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal) const
+    {
+        return round_keys / goal >= 2 * std::uint64_t(std::max(1, multiprocessors));
     }
 
     /// Plans the partition of the large segments: buckets per segment, and chunks (one block
