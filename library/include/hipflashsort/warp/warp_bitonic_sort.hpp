@@ -3,9 +3,10 @@
 // Network positions: lane l's slot j is position l * P + j, P = ItemsPerThread rounded up to a
 // power of two. Strides below P are compare-exchanges inside a thread, strides from P up are
 // shuffle_xor exchanges between lanes. The slots from ItemsPerThread to P, and the items a
-// valid_items call leaves out, hold padding: the maximum network element. The flip form of the
-// network (see thread_sorting_network.hpp) sends the smaller item to the lower position at every
-// comparator, so the sorted real items come out in positions 0, 1, ... and the padding after them.
+// valid_items call leaves out, hold padding: the maximum network element. Each lane first sorts
+// its slots (thread_sorting_network.hpp's odd-even merge sort), then the bitonic merges in flip
+// form run across lanes. Every comparator sends the smaller item to the lower position, so the
+// sorted real items come out in positions 0, 1, ... and the padding after them.
 // When P != ItemsPerThread those positions are not the blocked ones, and a final exchange moves
 // rank r to lane r / ItemsPerThread, slot r % ItemsPerThread.
 #ifndef HIPFLASHSORT_WARP_WARP_BITONIC_SORT_HPP_
@@ -113,11 +114,18 @@ using warp_bitonic_element = std::conditional_t<
 ///   split into independent logical wavefronts of that many consecutive lanes.
 /// - ItemsPerThread: 1 to 32, any value (the network is padded to a power of two internally).
 /// - Value: trivially copyable, or empty_type for keys only.
+/// - RolledMerges: the merge levels across lanes run as a loop over one copy of their code,
+///   instead of unrolled. Unrolled, a network of 32 items per lane outgrows the instruction
+///   cache (H100, ncu: a wavefront sorting 1024 keys waited for instructions in 23% of its
+///   cycles, a block network of 4096 keys in 33%; looped, segments of 1024 / 2048 / 4096 u32
+///   keys sorted 4 / 10 / 18% faster). The loop takes a few more registers. Default: for more
+///   than 16 items per thread.
 ///
 /// Every member function must be called by all lanes of the hardware wavefront together (the
 /// shuffles are full-wavefront operations), each logical wavefront with its own data. Different
 /// logical wavefronts may use different valid_items and orders.
-template <class Key, unsigned int LogicalWaveSize, unsigned int ItemsPerThread, class Value = empty_type>
+template <class Key, unsigned int LogicalWaveSize, unsigned int ItemsPerThread, class Value = empty_type,
+          bool RolledMerges = (ItemsPerThread > 16)>
 class warp_bitonic_sort
 {
     static_assert(LogicalWaveSize >= 1 && LogicalWaveSize <= device_wavefront_size()
@@ -141,7 +149,9 @@ public:
     ///
     /// - Complexity: with P = ItemsPerThread rounded up to a power of two and L = LogicalWaveSize,
     ///   the network has log2(L * P) * (log2(L * P) + 1) / 2 stages of P / 2 compare-exchanges
-    ///   per lane (stages inside a lane skip comparators on padding). log2(L) * (log2(L) + 1) / 2
+    ///   per lane, or fewer: each lane first sorts its own items with Batcher's odd-even merge
+    ///   sort (191 compare-exchanges for 32 items instead of the bitonic 240), and stages inside
+    ///   a lane skip comparators on padding. log2(L) * (log2(L) + 1) / 2
     ///   of them are stages across lanes, each costing P shuffles of the key image (one shuffle
     ///   per 4 bytes). ItemsPerThread that is not a power of two adds 2 * P shuffles and a few
     ///   selects per slot at the end, to return to the blocked arrangement.
@@ -273,6 +283,9 @@ private:
         }
     }
 
+    // A logical wavefront of one or two lanes has at most one level to loop over.
+    static constexpr bool rolled = RolledMerges && LogicalWaveSize >= 4;
+
     // Merges groups of Lanes lanes whose halves are sorted, then groups twice as large, up to the
     // logical wavefront.
     template <unsigned int Lanes, class Element, class Payload, class Less>
@@ -280,7 +293,17 @@ private:
                                                        Payload (&values)[padded_items], unsigned int lane,
                                                        Less less)
     {
-        if constexpr(Lanes <= LogicalWaveSize)
+        if constexpr(rolled)
+        {
+#pragma unroll 1
+            for(unsigned int lanes = Lanes; lanes <= LogicalWaveSize; lanes *= 2)
+            {
+                exchange_across_lanes<true>(elements, values, lanes - 1, (lane & (lanes / 2)) == 0, less);
+                half_clean_rolled(elements, values, lanes / 4, lane, less);
+                detail::thread_network_half_cleaners<padded_items, padded_items / 2>(elements, values, less);
+            }
+        }
+        else if constexpr(Lanes <= LogicalWaveSize)
         {
             exchange_across_lanes<true>(elements, values, Lanes - 1, (lane & (Lanes / 2)) == 0, less);
             half_clean_across_lanes<Lanes / 4>(elements, values, lane, less);
@@ -289,12 +312,26 @@ private:
         }
     }
 
+    template <class Element, class Payload, class Less>
+    HIPFLASHSORT_DEVICE static void half_clean_rolled(Element (&elements)[padded_items],
+                                                      Payload (&values)[padded_items], unsigned int first_stride,
+                                                      unsigned int lane, Less less)
+    {
+#pragma unroll 1
+        for(unsigned int stride = first_stride; stride > 0; stride /= 2)
+            exchange_across_lanes<false>(elements, values, stride, (lane & stride) == 0, less);
+    }
+
     template <unsigned int LaneStride, class Element, class Payload, class Less>
     HIPFLASHSORT_DEVICE static void half_clean_across_lanes(Element (&elements)[padded_items],
                                                             Payload (&values)[padded_items], unsigned int lane,
                                                             Less less)
     {
-        if constexpr(LaneStride > 0)
+        if constexpr(rolled)
+        {
+            half_clean_rolled(elements, values, LaneStride, lane, less);
+        }
+        else if constexpr(LaneStride > 0)
         {
             exchange_across_lanes<false>(elements, values, LaneStride, (lane & LaneStride) == 0, less);
             half_clean_across_lanes<LaneStride / 2>(elements, values, lane, less);
