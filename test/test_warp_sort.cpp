@@ -32,7 +32,8 @@ using hipflashsort::empty_type;
 using hipflashsort::order;
 using namespace wave_sort_tests;
 
-enum class algorithm { bitonic, rank };
+// bitonic_other_rolling: warp_bitonic_sort with RolledMerges the other way than its default.
+enum class algorithm { bitonic, rank, bitonic_other_rolling };
 
 constexpr unsigned int blocks = 8; // >= 8 arrays even at full width: every valid_items case occurs
 
@@ -49,9 +50,11 @@ __global__ __launch_bounds__(hipflashsort::device_wavefront_size()) void warp_so
     constexpr unsigned int logical = LogicalWaveSize < hardware ? LogicalWaveSize : hardware;
     constexpr unsigned int waves = hardware / logical;
     constexpr bool pairs = hipflashsort::detail::has_values<Value>;
-    using sorter = std::conditional_t<Algorithm == algorithm::rank,
-                                      hipflashsort::warp_rank_sort<Key, logical, ItemsPerThread, Value>,
-                                      hipflashsort::warp_bitonic_sort<Key, logical, ItemsPerThread, Value>>;
+    using sorter = std::conditional_t<
+        Algorithm == algorithm::rank, hipflashsort::warp_rank_sort<Key, logical, ItemsPerThread, Value>,
+        std::conditional_t<Algorithm == algorithm::bitonic,
+                           hipflashsort::warp_bitonic_sort<Key, logical, ItemsPerThread, Value>,
+                           hipflashsort::warp_bitonic_sort<Key, logical, ItemsPerThread, Value, (ItemsPerThread <= 16)>>>;
     __shared__ typename sorter::storage_type storage[waves];
 
     const unsigned int wave = threadIdx.x / logical;
@@ -490,6 +493,24 @@ TYPED_TEST(WarpBitonicWideShapes, Bitonic)
     HIPFLASHSORT_REQUIRE_GPU();
     test_sort<typename TypeParam::key_type, typename TypeParam::value_type, TypeParam::logical_wave_size,
               TypeParam::items_per_thread, algorithm::bitonic>();
+}
+
+// The merges across lanes looped where they are unrolled by default (up to 16 items per lane)
+// and unrolled where they are looped (more than 16): both forms of the network, each shape with
+// padding or values somewhere.
+template <class Shape>
+class WarpBitonicOtherRolling : public ::testing::Test {};
+
+using other_rolling_shapes =
+    ::testing::Types<shape<std::uint32_t, empty_type, 32, 4>, shape<float, std::uint32_t, 16, 7>,
+                     shape<std::uint32_t, empty_type, 32, 32>, shape<float, std::uint32_t, 8, 25>>;
+TYPED_TEST_SUITE(WarpBitonicOtherRolling, other_rolling_shapes, shape_names);
+
+TYPED_TEST(WarpBitonicOtherRolling, Bitonic)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    test_sort<typename TypeParam::key_type, typename TypeParam::value_type, TypeParam::logical_wave_size,
+              TypeParam::items_per_thread, algorithm::bitonic_other_rolling>();
 }
 
 // ---- merge_bitonic: the half-cleaners alone sort a bitonic sequence ----
