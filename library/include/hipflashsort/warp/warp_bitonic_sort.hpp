@@ -151,10 +151,10 @@ public:
     ///   the network has log2(L * P) * (log2(L * P) + 1) / 2 stages of P / 2 compare-exchanges
     ///   per lane, or fewer: each lane first sorts its own items with Batcher's odd-even merge
     ///   sort (191 compare-exchanges for 32 items instead of the bitonic 240), and stages inside
-    ///   a lane skip comparators on padding. log2(L) * (log2(L) + 1) / 2
-    ///   of them are stages across lanes, each costing P shuffles of the key image (one shuffle
-    ///   per 4 bytes). ItemsPerThread that is not a power of two adds 2 * P shuffles and a few
-    ///   selects per slot at the end, to return to the blocked arrangement.
+    ///   a lane skip comparators on padding. log2(L) * (log2(L) + 1) / 2 of them are stages
+    ///   across lanes, each costing P shuffles of the key image (one shuffle per 4 bytes).
+    ///   ItemsPerThread that is not a power of two adds 2 * P shuffles and a few selects per
+    ///   slot at the end, to return to the blocked arrangement.
     /// - Memory: registers only (P key images per lane plus temporaries).
     HIPFLASHSORT_DEVICE void sort(Key (&keys)[ItemsPerThread], order ord = order::ascending)
     {

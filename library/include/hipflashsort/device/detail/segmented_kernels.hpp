@@ -368,9 +368,8 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
 /// 166, f32 136 / 140 -> 153 / 158). The smaller classes ran up to 17% slower with it (segments
 /// of 16 and 32 keys), so they leave it out (0).
 template <class Key, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
-__global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void bitonic_sort_key_segments_kernel(const std::uint64_t* list,
-                                                                              unsigned int count, const Key* keys_in,
-                                                                              Key* keys_out, order ord)
+__global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void bitonic_sort_key_segments_kernel(
+    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, order ord)
 {
     static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
