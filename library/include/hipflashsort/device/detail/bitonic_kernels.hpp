@@ -8,15 +8,23 @@
 // block_bitonic_sort, only ever pairs i with i ^ j, which is what lets a block gather any set of
 // address bits and run every stride among them.
 //
-// Block engine: a block of block_size threads holds tile = block_size * items positions, indexed by
-// a block-local λ in blocked order (thread t holds λ = t * items + r in register r). A stage of
-// λ-stride j runs in registers (j < items), through shuffles (within a wavefront) or through LDS
-// (across wavefronts). Which global positions a block holds is a map λ → position:
-//   - tile / local passes: position = block * tile + λ (contiguous);
-//   - global passes: λ's low log2(items) bits stay the low position bits (each thread still reads
-//     items contiguous images: whole cache lines), its remaining bits land on a window of
-//     fused_strides consecutive position bits; stages of any stride inside the window run in the
-//     block, so one pass runs up to fused_strides global strides of a merge.
+// Blocks: a block of block_size threads holds tile = block_size * items positions. A thread keeps
+// its images as 16-byte vectors (vector_items images each), and the block's positions are numbered
+// by tile_log2 "place bits" q, low to high: the image within a vector, the lane within groups of
+// line_lanes lanes, then (in bitonic_block_engine) the vector, the remaining lane bits, the
+// wavefront. So the line_lanes neighbouring lanes of a vector instruction read or write one whole
+// 128-byte line of consecutive positions (coalesced), whatever the pass; a thread reading its own
+// 128-byte run instead kept the passes at a third of the copy bandwidth (ncu, H100). A stage of
+// place bit q runs in registers (image or vector bits), through shuffles (lane bits) or through
+// LDS (wavefront bits). Which global positions a block holds is a map q -> position bit:
+//   - tile passes (bitonic_block_engine): q -> q, above block * tile (contiguous);
+//   - merge passes (bitonic_pass_layout): the line's bits stay the low position bits, the others
+//     land on a window of fused_strides consecutive position bits, the window's high bits inside
+//     the wavefront; stages of any stride inside the window run in the block, so one pass runs up
+//     to fused_strides global strides of a merge, and the contiguous pass (window right above the
+//     line) all the strides below the tile.
+// Tiles of keys up to 4 bytes are sorted by the segmented sort's block network instead
+// (bitonic_network_tile_kernel), when the device grants it the tile in LDS.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_BITONIC_KERNELS_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_BITONIC_KERNELS_HPP_
 
@@ -26,6 +34,7 @@
 #include "../../detail/bit_math.hpp"
 #include "../../intrinsics/intrinsics.hpp"
 #include "../../thread/radix_key_codec.hpp"
+#include "network_teams.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -38,34 +47,44 @@ struct device_bitonic_config
     using image_type = typename radix_key_codec<Key>::bit_key_type;
 
     static constexpr unsigned int block_size = 512;
-    // Images per thread: 128 contiguous bytes for 4- and 8-byte keys (one cache line per thread in
-    // the global passes); 32 for 1-2 byte keys, where registers, not lines, are the limit.
+    // Images per thread: 128 bytes for 4- and 8-byte keys; 32 for 1-2 byte keys, where registers,
+    // not bytes, are the limit.
     static constexpr unsigned int items = sizeof(image_type) == 8 ? 16 : 32;
-    static constexpr unsigned int items_log2 = log2_ceil(items);
     static constexpr unsigned int tile = block_size * items;
     static constexpr unsigned int tile_log2 = log2_ceil(tile);
-    // Position bits that a global pass gathers above the contiguous items: strides fused per pass.
-    static constexpr unsigned int fused_strides = tile_log2 - items_log2;
+    // Images move as 16-byte vectors; line_lanes neighbouring lanes' vectors make one 128-byte line.
+    static constexpr unsigned int vector_items = 16 / sizeof(image_type);
+    static constexpr unsigned int vectors = items / vector_items;
+    static constexpr unsigned int line_lanes = 8;
+    static constexpr unsigned int line_log2 = log2_ceil(vector_items * line_lanes);
+    // Position bits that a global pass gathers above one line: strides fused per pass.
+    static constexpr unsigned int fused_strides = tile_log2 - line_log2;
+    // Blocks per multiprocessor the kernels are compiled for (64 registers on an H100). Merge
+    // passes: 2^24 u32 keys sorted in 1.67 ms with 2, 1.70 without (85 registers, one block);
+    // tiles on the network: 1.40 against 1.45 ms (84 registers without).
+    static constexpr unsigned int merge_blocks = 2;
+    static constexpr unsigned int network_tile_blocks = 2;
 
-    // Static LDS stays at 32 KiB of images (+ padding): LDS stages move the registers through it in
-    // lds_rounds rounds of lds_items per thread.
+    // Static LDS stays at 32 KiB: LDS stages move the registers through it in lds_rounds rounds of
+    // lds_items per thread, as lds_chunks 16-byte vectors each.
     static constexpr unsigned int lds_budget_items = 32768 / sizeof(image_type) / block_size;
     static constexpr unsigned int lds_items = items < lds_budget_items ? items : lds_budget_items;
     static constexpr unsigned int lds_rounds = items / lds_items;
-    // One padding image every 128 bytes: with lds_items * sizeof(image) >= 64 bytes per thread, the
-    // blocked writes and partner reads of a wavefront then hit distinct banks (4- and 8-byte images).
-    static constexpr unsigned int lds_period = 128 / sizeof(image_type);
-    static constexpr unsigned int lds_size = block_size * lds_items + block_size * lds_items / lds_period;
+    static constexpr unsigned int lds_chunks = lds_items / vector_items;
+    static constexpr unsigned int lds_size = block_size * lds_items;
 
+    static_assert(items % vector_items == 0, "internal: registers are whole vectors");
     static_assert(items % lds_items == 0, "internal: LDS rounds must cover the registers");
+    static_assert(lds_chunks >= 1 && lds_chunks <= 8 && (lds_chunks & (lds_chunks - 1)) == 0,
+                  "internal: a thread's LDS share is 1-8 whole vectors");
     static_assert(lds_size * sizeof(image_type) < 48 * 1024, "static LDS must stay below 48 KiB");
 };
 
-/// Which pairs of a stage are descending: desc(λ) = base_desc XOR (λ & lambda_bit != 0).
+/// Which pairs of a stage are descending: desc = base_desc XOR (tile position & bit != 0).
 struct bitonic_direction
 {
     bool base_desc;
-    unsigned int lambda_bit; // 0: the direction is uniform over the block
+    unsigned int bit; // 0: the direction is uniform over the block
 };
 
 template <class Key>
@@ -76,62 +95,104 @@ struct bitonic_block_engine
 
     static constexpr unsigned int items = config::items;
     static constexpr unsigned int wave = device_wavefront_size();
-    // λ-strides from here on cross wavefronts.
-    static constexpr unsigned int lds_stride = items * wave;
+    static constexpr unsigned int vector_items = config::vector_items;
+    static constexpr unsigned int line_lanes = config::line_lanes;
+    static constexpr unsigned int vector_bits = log2_ceil(config::vectors);
+    static constexpr unsigned int high_lane_bits = log2_ceil(wave) - log2_ceil(line_lanes);
+    // First place bit of each group above the images of a vector.
+    static constexpr unsigned int q_low_lanes = log2_ceil(vector_items);
+    static constexpr unsigned int q_vectors = config::line_log2;
+    static constexpr unsigned int q_high_lanes = q_vectors + vector_bits;
+    static constexpr unsigned int q_waves = q_high_lanes + high_lane_bits;
 
     static_assert(config::block_size % wave == 0, "block size must be a multiple of the wavefront size");
+    static_assert(wave >= line_lanes, "a wavefront must span one line");
+    static_assert(q_waves + log2_ceil(config::block_size / wave) == config::tile_log2, "internal: place bits");
 
-    // Uniform: the caller guarantees lambda_bit == 0, which frees the registers of the per-element test.
+    /// Offset of thread t's vector 0 from the block's base when the window starts at position bit
+    /// window_log: its low lanes pick the vector within the line, its high lanes and wavefront
+    /// the window bits above the vector bits. Vector v then lies at offset + (v << window_log).
+    static HIPFLASHSORT_DEVICE std::uint64_t thread_offset(unsigned int t, unsigned int window_log)
+    {
+        const unsigned int lane = t % wave;
+        const std::uint64_t windowed = ((lane / line_lanes) << vector_bits) | ((t / wave) << (vector_bits + high_lane_bits));
+        return (lane % line_lanes) * vector_items + (windowed << window_log);
+    }
+
+    /// Tile position of register r of the thread whose vector 0 is at tile position `lead`.
+    static HIPFLASHSORT_DEVICE unsigned int tile_position(unsigned int lead, unsigned int r)
+    {
+        return lead | (r % vector_items) | ((r / vector_items) << config::line_log2);
+    }
+
+    // Uniform: the caller guarantees d.bit == 0, which frees the registers of the per-element test.
     template <bool Uniform>
-    static HIPFLASHSORT_DEVICE bool descending(bitonic_direction d, unsigned int lambda)
+    static HIPFLASHSORT_DEVICE bool descending(bitonic_direction d, unsigned int lead, unsigned int r)
     {
         if constexpr(Uniform) return d.base_desc;
-        else return d.base_desc != ((lambda & d.lambda_bit) != 0);
+        else return d.base_desc != ((tile_position(lead, r) & d.bit) != 0);
     }
 
     static HIPFLASHSORT_DEVICE image_type min_of(image_type a, image_type b) { return b < a ? b : a; }
     static HIPFLASHSORT_DEVICE image_type max_of(image_type a, image_type b) { return b < a ? a : b; }
 
-    static HIPFLASHSORT_DEVICE unsigned int lds_index(unsigned int e) { return e + e / config::lds_period; }
+    /// 16-byte LDS slot of thread t's chunk c in an LDS stage. The chunks of 8 / lds_chunks
+    /// neighbouring threads share a 128-byte line; XOR-ing the chunk with the thread's place among
+    /// the lines puts the 8 lanes of each vector access on distinct banks, for stores and for
+    /// partner loads alike (partners differ only in wavefront bits).
+    static HIPFLASHSORT_DEVICE unsigned int lds_slot(unsigned int t, unsigned int c)
+    {
+        constexpr unsigned int n = config::lds_chunks;
+        return t * n + (c ^ (t / (8 / n) % n));
+    }
 
-    /// Runs the stages of one merge with λ-strides j_hi, j_hi/2, ..., j_lo (powers of two,
-    /// j_lo <= j_hi <= tile/2; uniform over the block). Uniform: d.lambda_bit == 0.
+    /// Runs the stages of one merge over place bits q_hi, q_hi - 1, ..., q_lo (q_lo <= q_hi <
+    /// tile_log2; uniform over the block), in that order, which is the order of their position
+    /// strides. `lead`: this thread's vector 0 as a tile position (read unless Uniform).
     template <bool Uniform>
     static HIPFLASHSORT_DEVICE void merge(image_type (&img)[items], image_type* lds, bitonic_direction d,
-                                          unsigned int j_hi, unsigned int j_lo)
+                                          unsigned int lead, unsigned int q_hi, unsigned int q_lo)
     {
         const unsigned int t = threadIdx.x;
-        unsigned int j = j_hi;
-        for(; j >= j_lo && j >= lds_stride; j >>= 1) lds_stage<Uniform>(img, lds, d, t, j);
-        for(; j >= j_lo && j >= items; j >>= 1) shuffle_stage<Uniform>(img, d, t, j);
-        register_stages<items / 2, Uniform>(img, d, t, j, j_lo);
+        for(unsigned int q = q_hi + 1; q-- > q_lo;)
+        {
+            if(q >= q_waves)
+                lds_stage<Uniform>(img, lds, d, t, lead, wave << (q - q_waves));
+            else if(q >= q_high_lanes || (q >= q_low_lanes && q < q_vectors))
+                shuffle_stage<Uniform>(img, d, t, lead, q >= q_high_lanes ? line_lanes << (q - q_high_lanes)
+                                                                           : 1u << (q - q_low_lanes));
+            else
+                register_stage_of<items / 2, Uniform>(img, d, lead,
+                                                      q >= q_vectors ? vector_items << (q - q_vectors) : 1u << q);
+        }
     }
 
-    /// All merges of a tile: k = 2 ... tile, directions from position tile_base + λ.
-    static HIPFLASHSORT_DEVICE void sort_tile(image_type (&img)[items], image_type* lds, std::uint64_t tile_base)
+    /// All merges of a tile: k = 2 ... tile, directions from position tile_base + tile position.
+    static HIPFLASHSORT_DEVICE void sort_tile(image_type (&img)[items], image_type* lds, std::uint64_t tile_base,
+                                              unsigned int lead)
     {
-        for(unsigned int k = 2; k <= config::tile; k <<= 1)
+        for(unsigned int k = 2, q = 0; k <= config::tile; k <<= 1, q++)
         {
             const bitonic_direction d{(tile_base & k) != 0, k};
-            merge<false>(img, lds, d, k / 2, 1);
+            merge<false>(img, lds, d, lead, q, 0);
         }
     }
 
-private:
-    template <unsigned int J, bool Uniform>
-    static HIPFLASHSORT_DEVICE void register_stages(image_type (&img)[items], bitonic_direction d, unsigned int t,
-                                                    unsigned int j_hi, unsigned int j_lo)
+    // Register stride J, a power of two <= JMax chosen at run time.
+    template <unsigned int JMax, bool Uniform>
+    static HIPFLASHSORT_DEVICE void register_stage_of(image_type (&img)[items], bitonic_direction d, unsigned int lead,
+                                                      unsigned int j)
     {
-        if constexpr(J >= 1)
+        if constexpr(JMax >= 1)
         {
-            if(J <= j_hi && J >= j_lo) register_stage<J, Uniform>(img, d, t);
-            register_stages<J / 2, Uniform>(img, d, t, j_hi, j_lo);
+            if(j == JMax) register_stage<JMax, Uniform>(img, d, lead);
+            else register_stage_of<JMax / 2, Uniform>(img, d, lead, j);
         }
     }
 
-    // Both elements of a pair are in this thread's registers.
+    // Both elements of a pair are in this thread's registers; r is the lower position.
     template <unsigned int J, bool Uniform>
-    static HIPFLASHSORT_DEVICE void register_stage(image_type (&img)[items], bitonic_direction d, unsigned int t)
+    static HIPFLASHSORT_DEVICE void register_stage(image_type (&img)[items], bitonic_direction d, unsigned int lead)
     {
 #pragma unroll
         for(unsigned int r = 0; r < items; r++)
@@ -139,7 +200,7 @@ private:
             if((r & J) != 0) continue;
             const image_type a = img[r];
             const image_type b = img[r | J];
-            const bool desc = descending<Uniform>(d, t * items + r);
+            const bool desc = descending<Uniform>(d, lead, r);
             img[r] = desc ? max_of(a, b) : min_of(a, b);
             img[r | J] = desc ? min_of(a, b) : max_of(a, b);
         }
@@ -148,15 +209,14 @@ private:
     // Partner in another lane of the wavefront, same register.
     template <bool Uniform>
     static HIPFLASHSORT_DEVICE void shuffle_stage(image_type (&img)[items], bitonic_direction d, unsigned int t,
-                                                  unsigned int j)
+                                                  unsigned int lead, unsigned int lane_mask)
     {
-        const unsigned int lane_mask = j / items;
         const bool lower = (t & lane_mask) == 0;
 #pragma unroll
         for(unsigned int r = 0; r < items; r++)
         {
             const image_type other = shuffle_xor(img[r], static_cast<int>(lane_mask));
-            const bool keep_min = lower != descending<Uniform>(d, t * items + r);
+            const bool keep_min = lower != descending<Uniform>(d, lead, r);
             img[r] = keep_min ? min_of(img[r], other) : max_of(img[r], other);
         }
     }
@@ -164,10 +224,10 @@ private:
     // Partner in another wavefront, same register: through LDS, lds_items registers per round.
     template <bool Uniform>
     static HIPFLASHSORT_DEVICE void lds_stage(image_type (&img)[items], image_type* lds, bitonic_direction d,
-                                              unsigned int t, unsigned int j)
+                                              unsigned int t, unsigned int lead, unsigned int thread_mask)
     {
-        constexpr unsigned int per_round = config::lds_items;
-        const unsigned int thread_mask = j / items;
+        constexpr unsigned int per_round = config::lds_items, per_chunk = vector_items;
+        uint4* const chunks = reinterpret_cast<uint4*>(lds);
         const unsigned int partner = t ^ thread_mask;
         const bool lower = (t & thread_mask) == 0;
 #pragma unroll
@@ -175,65 +235,240 @@ private:
         {
             syncthreads(); // the previous readers of the LDS are done
 #pragma unroll
-            for(unsigned int s = 0; s < per_round; s++) lds[lds_index(t * per_round + s)] = img[round * per_round + s];
+            for(unsigned int c = 0; c < config::lds_chunks; c++)
+            {
+                uint4 x;
+                __builtin_memcpy(&x, &img[round * per_round + c * per_chunk], sizeof(x));
+                chunks[lds_slot(t, c)] = x;
+            }
             syncthreads();
 #pragma unroll
-            for(unsigned int s = 0; s < per_round; s++)
+            for(unsigned int c = 0; c < config::lds_chunks; c++)
             {
-                const unsigned int r = round * per_round + s;
-                const image_type other = lds[lds_index(partner * per_round + s)];
-                const bool keep_min = lower != descending<Uniform>(d, t * items + r);
-                img[r] = keep_min ? min_of(img[r], other) : max_of(img[r], other);
+                const uint4 x = chunks[lds_slot(partner, c)];
+                image_type other[per_chunk];
+                __builtin_memcpy(other, &x, sizeof(x));
+#pragma unroll
+                for(unsigned int i = 0; i < per_chunk; i++)
+                {
+                    const unsigned int r = round * per_round + c * per_chunk + i;
+                    const bool keep_min = lower != descending<Uniform>(d, lead, r);
+                    img[r] = keep_min ? min_of(img[r], other[i]) : max_of(img[r], other[i]);
+                }
             }
         }
     }
 };
 
-/// Loads `Items` contiguous images from 16-byte aligned memory with 16-byte loads.
-template <class Image, unsigned int Items>
-HIPFLASHSORT_DEVICE void bitonic_load_run(const Image* p, Image (&img)[Items])
+/// The merge passes' layout. A pass holds the line (place bits below line_log2) and a window of
+/// fused_strides position bits b = 0 ... fused_strides - 1 (position window_log + b) on the upper
+/// places: vector bits, high lane bits (both inside a wavefront: "intra") and wavefront bits. The
+/// window's high bits sit on the intra places and its low bits on the wavefronts, so a global
+/// pass of up to `intra` strides (the merge's top ones) needs no LDS, and the others one LDS
+/// exchange per low bit (block_engine's layout puts the window's top bits on the wavefronts).
+template <class Key>
+struct bitonic_pass_layout
 {
-    static_assert(Items * sizeof(Image) % sizeof(uint4) == 0, "runs are whole 16-byte vectors");
-    constexpr unsigned int per_vector = sizeof(uint4) / sizeof(Image);
-    const uint4* v = reinterpret_cast<const uint4*>(p);
-#pragma unroll
-    for(unsigned int i = 0; i < Items / per_vector; i++)
-    {
-        const uint4 x = v[i];
-        __builtin_memcpy(&img[i * per_vector], &x, sizeof(x));
-    }
-}
+    using config = device_bitonic_config<Key>;
+    using engine = bitonic_block_engine<Key>;
+    using image_type = typename config::image_type;
 
+    static constexpr unsigned int window = config::fused_strides;
+    static constexpr unsigned int vector_bits = engine::vector_bits;
+    static constexpr unsigned int intra = vector_bits + engine::high_lane_bits;
+    static constexpr unsigned int wave_places = window - intra;
+
+    /// Window bit held by upper place u (vector bits, then high lane bits, then wavefront bits).
+    static constexpr HIPFLASHSORT_HOST_DEVICE unsigned int bit(unsigned int u)
+    {
+        return u >= intra ? u - intra : wave_places + u;
+    }
+
+    /// Window offset (in units of 2^window_log) of thread t's vector 0, and of vector v.
+    static HIPFLASHSORT_DEVICE unsigned int thread_upper(unsigned int t)
+    {
+        const unsigned int high_lanes = t % engine::wave / config::line_lanes, wave = t / engine::wave;
+        return (high_lanes << bit(vector_bits)) | (wave << bit(intra));
+    }
+
+    static HIPFLASHSORT_DEVICE unsigned int vector_upper(unsigned int v) { return v << bit(0); }
+
+    /// This thread's vector 0 in a pass over the block at `base`; vector v lies
+    /// vector_upper(v) << window_log further.
+    static HIPFLASHSORT_DEVICE std::uint64_t first(std::uint64_t base, unsigned int window_log)
+    {
+        return base + threadIdx.x % config::line_lanes * config::vector_items
+               + (std::uint64_t(thread_upper(threadIdx.x)) << window_log);
+    }
+
+    /// The contiguous pass: every place bit, Q = tile_log2 - 1 down to 0, unrolled. The global
+    /// passes' run-time loop over their strides cost it about a fifth (ncu, H100, 2^24 u32 keys:
+    /// 67 against 54 us per pass); unrolled with a run-time end, the global passes themselves ran
+    /// slower (the sort 1.65 against 1.45 ms).
+    template <unsigned int Q = config::tile_log2 - 1>
+    static HIPFLASHSORT_DEVICE void merge_tile(image_type (&img)[config::items], image_type* lds, bitonic_direction d)
+    {
+        constexpr unsigned int line_log2 = config::line_log2, e_bits = engine::q_low_lanes;
+        const unsigned int t = threadIdx.x;
+        if constexpr(Q >= line_log2 + wave_places + vector_bits)
+            engine::template shuffle_stage<true>(img, d, t, 0, config::line_lanes << (Q - line_log2 - wave_places - vector_bits));
+        else if constexpr(Q >= line_log2 + wave_places)
+            engine::template register_stage<(config::vector_items << (Q - line_log2 - wave_places)), true>(img, d, 0);
+        else if constexpr(Q >= line_log2)
+            engine::template lds_stage<true>(img, lds, d, t, 0, engine::wave << (Q - line_log2));
+        else if constexpr(Q >= e_bits)
+            engine::template shuffle_stage<true>(img, d, t, 0, 1u << (Q - e_bits));
+        else
+            engine::template register_stage<(1u << Q), true>(img, d, 0);
+        if constexpr(Q > 0) merge_tile<Q - 1>(img, lds, d);
+    }
+
+    /// Runs the stages of place bits tile_log2 - 1 ... q_lo (line bits below line_log2, window
+    /// bits above) in a run-time loop.
+    static HIPFLASHSORT_DEVICE void merge(image_type (&img)[config::items], image_type* lds, bitonic_direction d,
+                                          unsigned int q_lo)
+    {
+        constexpr unsigned int line_log2 = config::line_log2, e_bits = engine::q_low_lanes;
+        const unsigned int t = threadIdx.x;
+        for(unsigned int q = config::tile_log2; q-- > q_lo;)
+        {
+            unsigned int lane_mask = 0, j = 0;
+            if(q >= line_log2)
+            {
+                const unsigned int b = q - line_log2;
+                if(b < wave_places)
+                {
+                    engine::template lds_stage<true>(img, lds, d, t, 0, engine::wave << b);
+                    continue;
+                }
+                const unsigned int u = b - wave_places;
+                if(u < vector_bits) j = config::vector_items << u;
+                else lane_mask = config::line_lanes << (u - vector_bits);
+            }
+            else if(q >= e_bits) lane_mask = 1u << (q - e_bits);
+            else j = 1u << q;
+            if(lane_mask != 0) engine::template shuffle_stage<true>(img, d, t, 0, lane_mask);
+            else engine::template register_stage_of<config::items / 2, true>(img, d, 0, j);
+        }
+    }
+};
+
+/// Stores a thread's images to 16-byte aligned images, vector v at first + (v << window_log).
 template <class Image, unsigned int Items>
-HIPFLASHSORT_DEVICE void bitonic_store_run(Image* p, const Image (&img)[Items])
+HIPFLASHSORT_DEVICE void bitonic_store_vectors(Image* images, std::uint64_t first, unsigned int window_log,
+                                               const Image (&img)[Items])
 {
     constexpr unsigned int per_vector = sizeof(uint4) / sizeof(Image);
-    uint4* v = reinterpret_cast<uint4*>(p);
 #pragma unroll
-    for(unsigned int i = 0; i < Items / per_vector; i++)
+    for(unsigned int v = 0; v < Items / per_vector; v++)
     {
         uint4 x;
-        __builtin_memcpy(&x, &img[i * per_vector], sizeof(x));
-        v[i] = x;
+        __builtin_memcpy(&x, &img[v * per_vector], sizeof(x));
+        *reinterpret_cast<uint4*>(images + first + (std::uint64_t(v) << window_log)) = x;
     }
 }
 
-/// A thread's run of images at `first`: decoded into keys_out (positions below `size`) when
-/// Final, else stored back as images for the next pass.
-template <class Key, bool Final>
-HIPFLASHSORT_DEVICE void bitonic_write_run(const typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items],
-                                           typename device_bitonic_config<Key>::image_type* images, Key* keys_out,
-                                           std::uint64_t first, std::uint64_t size, order ord)
+/// Reads a thread's keys of a contiguous tile (vector v at first + v * line) as images, the
+/// maximal image past `size`. Whole in-range vectors of a 16-byte aligned keys_in take one load.
+template <class Key>
+HIPFLASHSORT_DEVICE void bitonic_read_keys(const Key* keys_in, std::uint64_t first, std::uint64_t size, order ord,
+                                           typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items])
 {
-    if constexpr(Final)
+    using config = device_bitonic_config<Key>;
+    using image_type = typename config::image_type;
+    constexpr unsigned int per_vector = config::vector_items;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(keys_in) % sizeof(uint4) == 0;
+#pragma unroll
+    for(unsigned int v = 0; v < config::vectors; v++)
+    {
+        const std::uint64_t at = first + (std::uint64_t(v) << config::line_log2);
+        Key keys[per_vector];
+        if(aligned && at + per_vector <= size)
+        {
+            const uint4 x = *reinterpret_cast<const uint4*>(keys_in + at);
+            __builtin_memcpy(keys, &x, sizeof(x));
+#pragma unroll
+            for(unsigned int e = 0; e < per_vector; e++)
+                img[v * per_vector + e] = radix_key_codec<Key>::lossless_image(keys[e], ord);
+        }
+        else
+        {
+#pragma unroll
+            for(unsigned int e = 0; e < per_vector; e++)
+                img[v * per_vector + e] =
+                    at + e < size ? radix_key_codec<Key>::lossless_image(keys_in[at + e], ord) : image_type(~image_type(0));
+        }
+    }
+}
+
+/// The first pass's load: this thread's keys of tile `tile_base` (vector v at first + v * line) as
+/// images. A tile past `size` is pure padding, already sorted in either direction: the padding is
+/// stored as it is and the call returns false.
+template <class Key, bool Direct>
+HIPFLASHSORT_DEVICE bool bitonic_load_tile(const Key* keys_in, typename device_bitonic_config<Key>::image_type* images,
+                                           std::uint64_t tile_base, std::uint64_t first, std::uint64_t size, order ord,
+                                           typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items])
+{
+    using config = device_bitonic_config<Key>;
+    using image_type = typename config::image_type;
+    if(!Direct && tile_base >= size)
     {
 #pragma unroll
-        for(unsigned int r = 0; r < device_bitonic_config<Key>::items; r++)
-            if(first + r < size) keys_out[first + r] = radix_key_codec<Key>::decode_lossless(img[r], ord);
+        for(unsigned int r = 0; r < config::items; r++) img[r] = image_type(~image_type(0));
+        bitonic_store_vectors(images, first, config::line_log2, img);
+        return false;
     }
-    else
+    bitonic_read_keys(keys_in, first, size, ord, img);
+    return true;
+}
+
+/// The window offset of vector v in the layout of the tile passes and of bitonic_block_engine.
+struct bitonic_identity_vectors
+{
+    HIPFLASHSORT_DEVICE unsigned int operator()(unsigned int v) const { return v; }
+};
+
+/// A thread's images, vector v at first + (upper(v) << window_log): decoded into keys_out
+/// (positions below `size`; whole in-range vectors of a 16-byte aligned keys_out in one store)
+/// when Final, else stored back as images for the next pass.
+template <class Key, bool Final, class VectorUpper = bitonic_identity_vectors>
+HIPFLASHSORT_DEVICE void bitonic_write(const typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items],
+                                       typename device_bitonic_config<Key>::image_type* images, Key* keys_out,
+                                       std::uint64_t first, unsigned int window_log, std::uint64_t size, order ord,
+                                       VectorUpper upper = {})
+{
+    using config = device_bitonic_config<Key>;
+    constexpr unsigned int per_vector = config::vector_items;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(keys_out) % sizeof(uint4) == 0;
+#pragma unroll
+    for(unsigned int v = 0; v < config::vectors; v++)
     {
-        bitonic_store_run(images + first, img);
+        const std::uint64_t at = first + (std::uint64_t(upper(v)) << window_log);
+        if constexpr(Final)
+        {
+            Key keys[per_vector];
+#pragma unroll
+            for(unsigned int e = 0; e < per_vector; e++)
+                keys[e] = radix_key_codec<Key>::decode_lossless(img[v * per_vector + e], ord);
+            if(aligned && at + per_vector <= size)
+            {
+                uint4 x;
+                __builtin_memcpy(&x, keys, sizeof(x));
+                *reinterpret_cast<uint4*>(keys_out + at) = x;
+            }
+            else
+            {
+#pragma unroll
+                for(unsigned int e = 0; e < per_vector; e++)
+                    if(at + e < size) keys_out[at + e] = keys[e];
+            }
+        }
+        else
+        {
+            uint4 x;
+            __builtin_memcpy(&x, &img[v * per_vector], sizeof(x));
+            *reinterpret_cast<uint4*>(images + at) = x;
+        }
     }
 }
 
@@ -250,60 +485,94 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size) void bitoni
     using config = device_bitonic_config<Key>;
     using engine = bitonic_block_engine<Key>;
     using image_type = typename config::image_type;
-    using codec = radix_key_codec<Key>;
     constexpr unsigned int items = config::items;
-    constexpr image_type padding = image_type(~image_type(0));
-    __shared__ image_type lds[config::lds_size];
+    __shared__ __align__(16) image_type lds[config::lds_size];
 
     const std::uint64_t tile_base = std::uint64_t(blockIdx.x) * config::tile;
-    const std::uint64_t first = tile_base + std::uint64_t(threadIdx.x) * items;
+    const unsigned int lead = static_cast<unsigned int>(engine::thread_offset(threadIdx.x, config::line_log2));
+    const std::uint64_t first = tile_base + lead;
     image_type img[items];
-    if(!Direct && tile_base >= size)
-    {
-        // Pure padding: already sorted in either direction.
-#pragma unroll
-        for(unsigned int r = 0; r < items; r++) img[r] = padding;
-        bitonic_store_run(images + first, img);
-        return;
-    }
-#pragma unroll
-    for(unsigned int r = 0; r < items; r++)
-        img[r] = first + r < size ? codec::lossless_image(keys_in[first + r], ord) : padding;
-    engine::sort_tile(img, lds, tile_base);
-    bitonic_write_run<Key, Direct>(img, images, keys_out, first, size, ord);
+    if(!bitonic_load_tile<Key, Direct>(keys_in, images, tile_base, first, size, ord, img)) return;
+    engine::sort_tile(img, lds, tile_base, lead);
+    bitonic_write<Key, Direct>(img, images, keys_out, first, config::line_log2, size, ord);
 }
 
-/// One pass of merge 2^merge_log: position strides 2^(λ-stride log + window_log - items_log2) for
-/// λ-strides j_hi ... j_lo. λ's bits above items_log2 map to position bits
-/// [window_log, window_log + fused_strides); window_log == items_log2 makes the tile contiguous.
-/// Last (final merge's last pass, contiguous): decodes positions below `size` into keys_out
-/// instead of storing images.
-template <class Key, bool Last>
-__global__ __launch_bounds__(device_bitonic_config<Key>::block_size) void bitonic_merge_kernel(
-    typename device_bitonic_config<Key>::image_type* images, Key* keys_out, std::uint64_t size,
-    unsigned int window_log, unsigned int merge_log, unsigned int j_hi, unsigned int j_lo, order ord)
+/// The first pass for images of up to 4 bytes, as bitonic_tile_kernel, on the block network of
+/// the segmented sort: each logical wavefront of block_network_lanes sorts its share in registers
+/// and shuffles (odd-even merge sort inside each lane), the levels above it exchange through an
+/// LDS row of the whole tile (tile * 4 bytes of dynamic LDS). A descending tile sorts complemented
+/// images. The row then hands each thread its vectors of the coalesced layout. ncu, H100, 2^24
+/// u32 keys: 425 us for the tiles on bitonic_block_engine::sort_tile (286M instructions).
+template <class Key, bool Direct>
+__global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bitonic_config<Key>::network_tile_blocks) void bitonic_network_tile_kernel(
+    const Key* keys_in, Key* keys_out, typename device_bitonic_config<Key>::image_type* images, std::uint64_t size,
+    order ord)
 {
     using config = device_bitonic_config<Key>;
     using engine = bitonic_block_engine<Key>;
     using image_type = typename config::image_type;
-    using codec = radix_key_codec<Key>;
-    constexpr unsigned int items = config::items;
-    __shared__ image_type lds[config::lds_size];
+    constexpr unsigned int items = config::items, waves = config::block_size / block_network_lanes;
+    using slots = swizzled_row<std::uint32_t, items>;
+    static_assert(sizeof(image_type) <= 4 && items * block_network_lanes * waves == config::tile, "32-bit network");
+    extern __shared__ __align__(16) std::uint32_t tile_row[];
 
-    // Block bits fill the position bits outside the low items and the window.
+    const std::uint64_t tile_base = std::uint64_t(blockIdx.x) * config::tile;
+    const unsigned int lead = static_cast<unsigned int>(engine::thread_offset(threadIdx.x, config::line_log2));
+    const std::uint64_t first = tile_base + lead;
+    image_type img[items];
+    if(!bitonic_load_tile<Key, Direct>(keys_in, images, tile_base, first, size, ord, img)) return;
+    const std::uint32_t flip = (blockIdx.x & 1) != 0 ? ~std::uint32_t(0) : 0u;
+    std::uint32_t words[items];
+#pragma unroll
+    for(unsigned int r = 0; r < items; r++) words[r] = std::uint32_t(img[r]) ^ flip;
+    const unsigned int blocked = threadIdx.x * items;
+    block_network_sort<waves, block_network_lanes>(tile_row, words, blocked);
+    syncthreads(); // the network's last reads of the row are done
+    slots::store(tile_row, blocked, words);
+    syncthreads();
+#pragma unroll
+    for(unsigned int r = 0; r < items; r++)
+        img[r] = static_cast<image_type>(tile_row[slots::slot(engine::tile_position(lead, r))] ^ flip);
+    bitonic_write<Key, Direct>(img, images, keys_out, first, config::line_log2, size, ord);
+}
+
+/// One pass of merge 2^merge_log over place bits q_hi ... q_lo of the positions from `offset` on
+/// (a chunk, or 0): the line's place bits stay the low position bits, the others map to position
+/// bits [window_log, window_log + fused_strides); window_log == line_log2 makes the tile contiguous. Last (final merge's last pass, contiguous):
+/// decodes positions below `size` into keys_out instead of storing images.
+template <class Key, bool Local, bool Last>
+__global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bitonic_config<Key>::merge_blocks) void bitonic_merge_kernel(
+    typename device_bitonic_config<Key>::image_type* images, Key* keys_out, std::uint64_t size, std::uint64_t offset,
+    unsigned int window_log, unsigned int merge_log, unsigned int q_lo, order ord)
+{
+    if constexpr(Local) window_log = device_bitonic_config<Key>::line_log2;
+    using config = device_bitonic_config<Key>;
+    using layout = bitonic_pass_layout<Key>;
+    using image_type = typename config::image_type;
+    constexpr unsigned int items = config::items;
+    __shared__ __align__(16) image_type lds[config::lds_size];
+
+    // Block bits fill the position bits between the line and the window, and above the window.
     const std::uint64_t block = blockIdx.x;
-    const unsigned int low_bits = window_log - config::items_log2;
+    const unsigned int low_bits = window_log - config::line_log2;
     const std::uint64_t low = block & ((std::uint64_t(1) << low_bits) - 1);
     const std::uint64_t high = block >> low_bits;
-    const std::uint64_t base = (low << config::items_log2) | (high << (window_log + config::fused_strides));
-    const std::uint64_t first = base + (std::uint64_t(threadIdx.x) << window_log);
-
-    image_type img[items];
-    bitonic_load_run(images + first, img);
+    const std::uint64_t base = offset + ((low << config::line_log2) | (high << (window_log + config::fused_strides)));
     // Bit merge_log lies above the window: one direction for the whole block.
     const bitonic_direction d{((base >> merge_log) & 1) != 0, 0};
-    engine::template merge<true>(img, lds, d, j_hi, j_lo);
-    bitonic_write_run<Key, Last>(img, images, keys_out, first, size, ord);
+
+    const std::uint64_t first = layout::first(base, window_log);
+    const auto upper = [](unsigned int v) { return layout::vector_upper(v); };
+    image_type img[items];
+#pragma unroll
+    for(unsigned int v = 0; v < config::vectors; v++)
+    {
+        const uint4 x = *reinterpret_cast<const uint4*>(images + first + (std::uint64_t(upper(v)) << window_log));
+        __builtin_memcpy(&img[v * config::vector_items], &x, sizeof(x));
+    }
+    if constexpr(Local) layout::merge_tile(img, lds, d);
+    else layout::merge(img, lds, d, q_lo);
+    bitonic_write<Key, Last>(img, images, keys_out, first, window_log, size, ord, upper);
 }
 
 } // namespace detail

@@ -13,6 +13,10 @@
 namespace hipflashsort {
 namespace detail {
 
+/// Lanes of the block networks' logical wavefronts (a hardware wavefront of 64 holds two); the
+/// block of Waves of them has Waves * block_network_lanes threads.
+inline constexpr unsigned int block_network_lanes = 32;
+
 /// One stage of a block network between wavefronts: position p (this lane's item j at
 /// first + j) meets p ^ mask through the swizzled LDS row, and the lower position keeps the
 /// smaller image. mask = level - 1 is a level's flip stage, a single bit from a wavefront's span

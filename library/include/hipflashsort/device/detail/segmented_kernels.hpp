@@ -431,10 +431,6 @@ HIPFLASHSORT_DEVICE void restore_block_zero_order(const Key* in, unsigned int si
     write_zero_run<Lanes, Items>(row, zero, negative, run, member);
 }
 
-/// Lanes of the block networks' logical wavefronts (a hardware wavefront of 64 holds two); the
-/// block of Waves of them has Waves * block_network_lanes threads.
-inline constexpr unsigned int block_network_lanes = 32;
-
 /// Segments of up to Waves * 1024 keys of at most 4 bytes, one block each, sorted by a bitonic
 /// network on bare images: every wavefront of 32 lanes loads 1024 of them straight into
 /// registers (32 per lane, striped) and sorts them (warp_bitonic_sort), then each merge level
