@@ -10,19 +10,18 @@
 //
 // Blocks: a block of block_size threads holds tile = block_size * items positions. A thread keeps
 // its images as 16-byte vectors (vector_items images each), and the block's positions are numbered
-// by tile_log2 "place bits" q, low to high: the image within a vector, the lane within groups of
-// line_lanes lanes, then (in bitonic_block_engine) the vector, the remaining lane bits, the
+// by tile_log2 "place bits" q, low to high: the image within a vector and the lane within groups
+// of line_lanes lanes (the line), then the upper places: the vector, the remaining lane bits, the
 // wavefront. So the line_lanes neighbouring lanes of a vector instruction read or write one whole
 // 128-byte line of consecutive positions (coalesced), whatever the pass; a thread reading its own
 // 128-byte run instead kept the passes at a third of the copy bandwidth (ncu, H100). A stage of
 // place bit q runs in registers (image or vector bits), through shuffles (lane bits) or through
-// LDS (wavefront bits). Which global positions a block holds is a map q -> position bit:
-//   - tile passes (bitonic_block_engine): q -> q, above block * tile (contiguous);
-//   - merge passes (bitonic_pass_layout): the line's bits stay the low position bits, the others
-//     land on a window of fused_strides consecutive position bits, the window's high bits inside
-//     the wavefront; stages of any stride inside the window run in the block, so one pass runs up
-//     to fused_strides global strides of a merge, and the contiguous pass (window right above the
-//     line) all the strides below the tile.
+// LDS (wavefront bits). Which global positions a block holds (bitonic_block_engine):
+//   - tile passes: contiguous, above block * tile;
+//   - merge passes: the line's bits stay the low position bits, the upper places land on a
+//     window of fused_strides consecutive position bits; stages of any stride inside the window
+//     run in the block, so one pass runs up to fused_strides global strides of a merge, and the
+//     contiguous pass (window right above the line) all the strides below the tile.
 // Tiles of keys up to 4 bytes are sorted by the segmented sort's block network instead
 // (bitonic_network_tile_kernel), when the device grants it the tile in LDS.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_BITONIC_KERNELS_HPP_
@@ -87,7 +86,29 @@ struct bitonic_direction
     unsigned int bit; // 0: the direction is uniform over the block
 };
 
-template <class Key>
+/// One stage of a block: a register stride (mask = J), a shuffle (mask = lane mask) or an LDS
+/// exchange between wavefronts (mask = thread mask).
+struct bitonic_stage
+{
+    enum kind_type
+    {
+        registers,
+        shuffle,
+        lds
+    } kind;
+    unsigned int mask;
+};
+
+/// Where a block's positions live, and its stages. Above the line (place bits below line_log2:
+/// the images of a vector, then the low lanes), the upper places are the vector bits, the high
+/// lane bits (both inside a wavefront: "intra") and the wavefront bits; they hold a window of
+/// fused_strides position bits b (position window_log + b), upper place u holding bit(u):
+///   - WavesLow false (the tile passes): u -> u, the window's top bits on the wavefronts, which
+///     leaves the fewest LDS exchanges to a whole tile sort;
+///   - WavesLow true (the merge passes): the window's high bits on the intra places and its low
+///     bits on the wavefronts, so a global pass of up to `intra` strides (a merge's top ones)
+///     needs no LDS.
+template <class Key, bool WavesLow>
 struct bitonic_block_engine
 {
     using config = device_bitonic_config<Key>;
@@ -99,72 +120,90 @@ struct bitonic_block_engine
     static constexpr unsigned int line_lanes = config::line_lanes;
     static constexpr unsigned int vector_bits = log2_ceil(config::vectors);
     static constexpr unsigned int high_lane_bits = log2_ceil(wave) - log2_ceil(line_lanes);
-    // First place bit of each group above the images of a vector.
-    static constexpr unsigned int q_low_lanes = log2_ceil(vector_items);
-    static constexpr unsigned int q_vectors = config::line_log2;
-    static constexpr unsigned int q_high_lanes = q_vectors + vector_bits;
-    static constexpr unsigned int q_waves = q_high_lanes + high_lane_bits;
+    static constexpr unsigned int intra = vector_bits + high_lane_bits;
+    static constexpr unsigned int wave_places = config::fused_strides - intra;
 
     static_assert(config::block_size % wave == 0, "block size must be a multiple of the wavefront size");
     static_assert(wave >= line_lanes, "a wavefront must span one line");
-    static_assert(q_waves + log2_ceil(config::block_size / wave) == config::tile_log2, "internal: place bits");
+    static_assert(wave_places == log2_ceil(config::block_size / wave), "internal: place bits");
 
-    /// Offset of thread t's vector 0 from the block's base when the window starts at position bit
-    /// window_log: its low lanes pick the vector within the line, its high lanes and wavefront
-    /// the window bits above the vector bits. Vector v then lies at offset + (v << window_log).
-    static HIPFLASHSORT_DEVICE std::uint64_t thread_offset(unsigned int t, unsigned int window_log)
+    /// Window bit held by upper place u (vector bits, then high lane bits, then wavefront bits).
+    static constexpr HIPFLASHSORT_HOST_DEVICE unsigned int bit(unsigned int u)
     {
-        const unsigned int lane = t % wave;
-        const std::uint64_t windowed = ((lane / line_lanes) << vector_bits) | ((t / wave) << (vector_bits + high_lane_bits));
-        return (lane % line_lanes) * vector_items + (windowed << window_log);
+        if constexpr(!WavesLow) return u;
+        else return u >= intra ? u - intra : wave_places + u;
+    }
+
+    /// The stage of place bit q: line bits below line_log2, window bit q - line_log2 above.
+    static constexpr HIPFLASHSORT_HOST_DEVICE bitonic_stage stage_of(unsigned int q)
+    {
+        constexpr unsigned int line_log2 = config::line_log2, e_bits = log2_ceil(vector_items);
+        if(q < e_bits) return {bitonic_stage::registers, 1u << q};
+        if(q < line_log2) return {bitonic_stage::shuffle, 1u << (q - e_bits)};
+        const unsigned int b = q - line_log2;
+        const unsigned int u = !WavesLow ? b : b < wave_places ? intra + b : b - wave_places; // bit(u) == b
+        if(u < vector_bits) return {bitonic_stage::registers, vector_items << u};
+        if(u < intra) return {bitonic_stage::shuffle, line_lanes << (u - vector_bits)};
+        return {bitonic_stage::lds, wave << (u - intra)};
+    }
+
+    /// This thread's vector 0 in a pass over the block at `base`: its low lanes pick the vector
+    /// within the line, its high lanes and wavefront the window bits of their places. Vector v
+    /// lies vector_upper(v) << window_log further.
+    static HIPFLASHSORT_DEVICE std::uint64_t first(std::uint64_t base, unsigned int window_log)
+    {
+        const unsigned int t = threadIdx.x, lane = t % wave;
+        unsigned int upper = 0;
+#pragma unroll
+        for(unsigned int j = 0; j < high_lane_bits; j++)
+            upper |= ((lane / line_lanes >> j) & 1u) << bit(vector_bits + j);
+#pragma unroll
+        for(unsigned int k = 0; k < wave_places; k++) upper |= ((t / wave >> k) & 1u) << bit(intra + k);
+        return base + lane % line_lanes * vector_items + (std::uint64_t(upper) << window_log);
+    }
+
+    static HIPFLASHSORT_DEVICE unsigned int vector_upper(unsigned int v)
+    {
+        unsigned int upper = 0;
+#pragma unroll
+        for(unsigned int i = 0; i < vector_bits; i++) upper |= ((v >> i) & 1u) << bit(i);
+        return upper;
     }
 
     /// Tile position of register r of the thread whose vector 0 is at tile position `lead`.
     static HIPFLASHSORT_DEVICE unsigned int tile_position(unsigned int lead, unsigned int r)
     {
-        return lead | (r % vector_items) | ((r / vector_items) << config::line_log2);
+        return lead | (r % vector_items) | (vector_upper(r / vector_items) << config::line_log2);
     }
 
-    // Uniform: the caller guarantees d.bit == 0, which frees the registers of the per-element test.
-    template <bool Uniform>
-    static HIPFLASHSORT_DEVICE bool descending(bitonic_direction d, unsigned int lead, unsigned int r)
-    {
-        if constexpr(Uniform) return d.base_desc;
-        else return d.base_desc != ((tile_position(lead, r) & d.bit) != 0);
-    }
-
-    static HIPFLASHSORT_DEVICE image_type min_of(image_type a, image_type b) { return b < a ? b : a; }
-    static HIPFLASHSORT_DEVICE image_type max_of(image_type a, image_type b) { return b < a ? a : b; }
-
-    /// 16-byte LDS slot of thread t's chunk c in an LDS stage. The chunks of 8 / lds_chunks
-    /// neighbouring threads share a 128-byte line; XOR-ing the chunk with the thread's place among
-    /// the lines puts the 8 lanes of each vector access on distinct banks, for stores and for
-    /// partner loads alike (partners differ only in wavefront bits).
-    static HIPFLASHSORT_DEVICE unsigned int lds_slot(unsigned int t, unsigned int c)
-    {
-        constexpr unsigned int n = config::lds_chunks;
-        return t * n + (c ^ (t / (8 / n) % n));
-    }
-
-    /// Runs the stages of one merge over place bits q_hi, q_hi - 1, ..., q_lo (q_lo <= q_hi <
-    /// tile_log2; uniform over the block), in that order, which is the order of their position
-    /// strides. `lead`: this thread's vector 0 as a tile position (read unless Uniform).
+    /// Runs the stages of place bits q_hi, q_hi - 1, ..., q_lo (q_lo <= q_hi < tile_log2), in
+    /// that order, which is the order of their position strides. Uniform: d.bit == 0 (the
+    /// direction is the block's); else `lead` is this thread's vector 0 as a tile position.
     template <bool Uniform>
     static HIPFLASHSORT_DEVICE void merge(image_type (&img)[items], image_type* lds, bitonic_direction d,
                                           unsigned int lead, unsigned int q_hi, unsigned int q_lo)
     {
-        const unsigned int t = threadIdx.x;
         for(unsigned int q = q_hi + 1; q-- > q_lo;)
         {
-            if(q >= q_waves)
-                lds_stage<Uniform>(img, lds, d, t, lead, wave << (q - q_waves));
-            else if(q >= q_high_lanes || (q >= q_low_lanes && q < q_vectors))
-                shuffle_stage<Uniform>(img, d, t, lead, q >= q_high_lanes ? line_lanes << (q - q_high_lanes)
-                                                                           : 1u << (q - q_low_lanes));
-            else
-                register_stage_of<items / 2, Uniform>(img, d, lead,
-                                                      q >= q_vectors ? vector_items << (q - q_vectors) : 1u << q);
+            const bitonic_stage s = stage_of(q);
+            if(s.kind == bitonic_stage::lds) lds_stage<Uniform>(img, lds, d, lead, s.mask);
+            else if(s.kind == bitonic_stage::shuffle) shuffle_stage<Uniform>(img, d, lead, s.mask);
+            else register_stage_of<items / 2, Uniform>(img, d, lead, s.mask);
         }
+    }
+
+    /// A uniform merge over every place bit, Q = tile_log2 - 1 down to 0, unrolled: the
+    /// contiguous merge pass. The run-time loop cost that pass about a fifth (ncu, H100, 2^24 u32
+    /// keys: 67 against 54 us per pass); unrolled with a run-time end, the global passes ran
+    /// slower (the sort 1.65 against 1.45 ms).
+    template <unsigned int Q = config::tile_log2 - 1>
+    static HIPFLASHSORT_DEVICE void merge_all(image_type (&img)[items], image_type* lds, bitonic_direction d)
+    {
+        constexpr bitonic_stage s = stage_of(Q);
+        if constexpr(s.kind == bitonic_stage::lds) lds_stage<true>(img, lds, d, 0, s.mask);
+        else if constexpr(s.kind == bitonic_stage::shuffle) shuffle_stage<true>(img, d, 0, s.mask);
+        else register_stage<s.mask, true>(img, d, 0);
+        if constexpr(Q > 0) merge_all<Q - 1>(img, lds, d);
     }
 
     /// All merges of a tile: k = 2 ... tile, directions from position tile_base + tile position.
@@ -177,6 +216,18 @@ struct bitonic_block_engine
             merge<false>(img, lds, d, lead, q, 0);
         }
     }
+
+private:
+    // Uniform: the caller guarantees d.bit == 0, which frees the registers of the per-element test.
+    template <bool Uniform>
+    static HIPFLASHSORT_DEVICE bool descending(bitonic_direction d, unsigned int lead, unsigned int r)
+    {
+        if constexpr(Uniform) return d.base_desc;
+        else return d.base_desc != ((tile_position(lead, r) & d.bit) != 0);
+    }
+
+    static HIPFLASHSORT_DEVICE image_type min_of(image_type a, image_type b) { return b < a ? b : a; }
+    static HIPFLASHSORT_DEVICE image_type max_of(image_type a, image_type b) { return b < a ? a : b; }
 
     // Register stride J, a power of two <= JMax chosen at run time.
     template <unsigned int JMax, bool Uniform>
@@ -208,10 +259,10 @@ struct bitonic_block_engine
 
     // Partner in another lane of the wavefront, same register.
     template <bool Uniform>
-    static HIPFLASHSORT_DEVICE void shuffle_stage(image_type (&img)[items], bitonic_direction d, unsigned int t,
-                                                  unsigned int lead, unsigned int lane_mask)
+    static HIPFLASHSORT_DEVICE void shuffle_stage(image_type (&img)[items], bitonic_direction d, unsigned int lead,
+                                                  unsigned int lane_mask)
     {
-        const bool lower = (t & lane_mask) == 0;
+        const bool lower = (threadIdx.x & lane_mask) == 0;
 #pragma unroll
         for(unsigned int r = 0; r < items; r++)
         {
@@ -221,14 +272,24 @@ struct bitonic_block_engine
         }
     }
 
+    /// 16-byte LDS slot of thread t's chunk c in an LDS stage. The chunks of 8 / lds_chunks
+    /// neighbouring threads share a 128-byte line; XOR-ing the chunk with the thread's place among
+    /// the lines puts the 8 lanes of each vector access on distinct banks, for stores and for
+    /// partner loads alike (partners differ only in wavefront bits).
+    static HIPFLASHSORT_DEVICE unsigned int lds_slot(unsigned int t, unsigned int c)
+    {
+        constexpr unsigned int n = config::lds_chunks;
+        return t * n + (c ^ (t / (8 / n) % n));
+    }
+
     // Partner in another wavefront, same register: through LDS, lds_items registers per round.
     template <bool Uniform>
     static HIPFLASHSORT_DEVICE void lds_stage(image_type (&img)[items], image_type* lds, bitonic_direction d,
-                                              unsigned int t, unsigned int lead, unsigned int thread_mask)
+                                              unsigned int lead, unsigned int thread_mask)
     {
         constexpr unsigned int per_round = config::lds_items, per_chunk = vector_items;
         uint4* const chunks = reinterpret_cast<uint4*>(lds);
-        const unsigned int partner = t ^ thread_mask;
+        const unsigned int t = threadIdx.x, partner = t ^ thread_mask;
         const bool lower = (t & thread_mask) == 0;
 #pragma unroll
         for(unsigned int round = 0; round < config::lds_rounds; round++)
@@ -260,116 +321,14 @@ struct bitonic_block_engine
     }
 };
 
-/// The merge passes' layout. A pass holds the line (place bits below line_log2) and a window of
-/// fused_strides position bits b = 0 ... fused_strides - 1 (position window_log + b) on the upper
-/// places: vector bits, high lane bits (both inside a wavefront: "intra") and wavefront bits. The
-/// window's high bits sit on the intra places and its low bits on the wavefronts, so a global
-/// pass of up to `intra` strides (the merge's top ones) needs no LDS, and the others one LDS
-/// exchange per low bit (block_engine's layout puts the window's top bits on the wavefronts).
+/// The engines of the tile passes and of the merge passes.
 template <class Key>
-struct bitonic_pass_layout
-{
-    using config = device_bitonic_config<Key>;
-    using engine = bitonic_block_engine<Key>;
-    using image_type = typename config::image_type;
+using bitonic_tile_engine = bitonic_block_engine<Key, false>;
+template <class Key>
+using bitonic_pass_engine = bitonic_block_engine<Key, true>;
 
-    static constexpr unsigned int window = config::fused_strides;
-    static constexpr unsigned int vector_bits = engine::vector_bits;
-    static constexpr unsigned int intra = vector_bits + engine::high_lane_bits;
-    static constexpr unsigned int wave_places = window - intra;
-
-    /// Window bit held by upper place u (vector bits, then high lane bits, then wavefront bits).
-    static constexpr HIPFLASHSORT_HOST_DEVICE unsigned int bit(unsigned int u)
-    {
-        return u >= intra ? u - intra : wave_places + u;
-    }
-
-    /// Window offset (in units of 2^window_log) of thread t's vector 0, and of vector v.
-    static HIPFLASHSORT_DEVICE unsigned int thread_upper(unsigned int t)
-    {
-        const unsigned int high_lanes = t % engine::wave / config::line_lanes, wave = t / engine::wave;
-        return (high_lanes << bit(vector_bits)) | (wave << bit(intra));
-    }
-
-    static HIPFLASHSORT_DEVICE unsigned int vector_upper(unsigned int v) { return v << bit(0); }
-
-    /// This thread's vector 0 in a pass over the block at `base`; vector v lies
-    /// vector_upper(v) << window_log further.
-    static HIPFLASHSORT_DEVICE std::uint64_t first(std::uint64_t base, unsigned int window_log)
-    {
-        return base + threadIdx.x % config::line_lanes * config::vector_items
-               + (std::uint64_t(thread_upper(threadIdx.x)) << window_log);
-    }
-
-    /// The contiguous pass: every place bit, Q = tile_log2 - 1 down to 0, unrolled. The global
-    /// passes' run-time loop over their strides cost it about a fifth (ncu, H100, 2^24 u32 keys:
-    /// 67 against 54 us per pass); unrolled with a run-time end, the global passes themselves ran
-    /// slower (the sort 1.65 against 1.45 ms).
-    template <unsigned int Q = config::tile_log2 - 1>
-    static HIPFLASHSORT_DEVICE void merge_tile(image_type (&img)[config::items], image_type* lds, bitonic_direction d)
-    {
-        constexpr unsigned int line_log2 = config::line_log2, e_bits = engine::q_low_lanes;
-        const unsigned int t = threadIdx.x;
-        if constexpr(Q >= line_log2 + wave_places + vector_bits)
-            engine::template shuffle_stage<true>(img, d, t, 0, config::line_lanes << (Q - line_log2 - wave_places - vector_bits));
-        else if constexpr(Q >= line_log2 + wave_places)
-            engine::template register_stage<(config::vector_items << (Q - line_log2 - wave_places)), true>(img, d, 0);
-        else if constexpr(Q >= line_log2)
-            engine::template lds_stage<true>(img, lds, d, t, 0, engine::wave << (Q - line_log2));
-        else if constexpr(Q >= e_bits)
-            engine::template shuffle_stage<true>(img, d, t, 0, 1u << (Q - e_bits));
-        else
-            engine::template register_stage<(1u << Q), true>(img, d, 0);
-        if constexpr(Q > 0) merge_tile<Q - 1>(img, lds, d);
-    }
-
-    /// Runs the stages of place bits tile_log2 - 1 ... q_lo (line bits below line_log2, window
-    /// bits above) in a run-time loop.
-    static HIPFLASHSORT_DEVICE void merge(image_type (&img)[config::items], image_type* lds, bitonic_direction d,
-                                          unsigned int q_lo)
-    {
-        constexpr unsigned int line_log2 = config::line_log2, e_bits = engine::q_low_lanes;
-        const unsigned int t = threadIdx.x;
-        for(unsigned int q = config::tile_log2; q-- > q_lo;)
-        {
-            unsigned int lane_mask = 0, j = 0;
-            if(q >= line_log2)
-            {
-                const unsigned int b = q - line_log2;
-                if(b < wave_places)
-                {
-                    engine::template lds_stage<true>(img, lds, d, t, 0, engine::wave << b);
-                    continue;
-                }
-                const unsigned int u = b - wave_places;
-                if(u < vector_bits) j = config::vector_items << u;
-                else lane_mask = config::line_lanes << (u - vector_bits);
-            }
-            else if(q >= e_bits) lane_mask = 1u << (q - e_bits);
-            else j = 1u << q;
-            if(lane_mask != 0) engine::template shuffle_stage<true>(img, d, t, 0, lane_mask);
-            else engine::template register_stage_of<config::items / 2, true>(img, d, 0, j);
-        }
-    }
-};
-
-/// Stores a thread's images to 16-byte aligned images, vector v at first + (v << window_log).
-template <class Image, unsigned int Items>
-HIPFLASHSORT_DEVICE void bitonic_store_vectors(Image* images, std::uint64_t first, unsigned int window_log,
-                                               const Image (&img)[Items])
-{
-    constexpr unsigned int per_vector = sizeof(uint4) / sizeof(Image);
-#pragma unroll
-    for(unsigned int v = 0; v < Items / per_vector; v++)
-    {
-        uint4 x;
-        __builtin_memcpy(&x, &img[v * per_vector], sizeof(x));
-        *reinterpret_cast<uint4*>(images + first + (std::uint64_t(v) << window_log)) = x;
-    }
-}
-
-/// Reads a thread's keys of a contiguous tile (vector v at first + v * line) as images, the
-/// maximal image past `size`. Whole in-range vectors of a 16-byte aligned keys_in take one load.
+/// Reads a thread's keys of a contiguous tile (the tile engine's layout from `first`) as images,
+/// the maximal image past `size`. Whole in-range vectors of a 16-byte aligned keys_in take one load.
 template <class Key>
 HIPFLASHSORT_DEVICE void bitonic_read_keys(const Key* keys_in, std::uint64_t first, std::uint64_t size, order ord,
                                            typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items])
@@ -381,7 +340,7 @@ HIPFLASHSORT_DEVICE void bitonic_read_keys(const Key* keys_in, std::uint64_t fir
 #pragma unroll
     for(unsigned int v = 0; v < config::vectors; v++)
     {
-        const std::uint64_t at = first + (std::uint64_t(v) << config::line_log2);
+        const std::uint64_t at = first + (std::uint64_t(bitonic_tile_engine<Key>::vector_upper(v)) << config::line_log2);
         Key keys[per_vector];
         if(aligned && at + per_vector <= size)
         {
@@ -401,41 +360,13 @@ HIPFLASHSORT_DEVICE void bitonic_read_keys(const Key* keys_in, std::uint64_t fir
     }
 }
 
-/// The first pass's load: this thread's keys of tile `tile_base` (vector v at first + v * line) as
-/// images. A tile past `size` is pure padding, already sorted in either direction: the padding is
-/// stored as it is and the call returns false.
-template <class Key, bool Direct>
-HIPFLASHSORT_DEVICE bool bitonic_load_tile(const Key* keys_in, typename device_bitonic_config<Key>::image_type* images,
-                                           std::uint64_t tile_base, std::uint64_t first, std::uint64_t size, order ord,
-                                           typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items])
-{
-    using config = device_bitonic_config<Key>;
-    using image_type = typename config::image_type;
-    if(!Direct && tile_base >= size)
-    {
-#pragma unroll
-        for(unsigned int r = 0; r < config::items; r++) img[r] = image_type(~image_type(0));
-        bitonic_store_vectors(images, first, config::line_log2, img);
-        return false;
-    }
-    bitonic_read_keys(keys_in, first, size, ord, img);
-    return true;
-}
-
-/// The window offset of vector v in the layout of the tile passes and of bitonic_block_engine.
-struct bitonic_identity_vectors
-{
-    HIPFLASHSORT_DEVICE unsigned int operator()(unsigned int v) const { return v; }
-};
-
-/// A thread's images, vector v at first + (upper(v) << window_log): decoded into keys_out
-/// (positions below `size`; whole in-range vectors of a 16-byte aligned keys_out in one store)
-/// when Final, else stored back as images for the next pass.
-template <class Key, bool Final, class VectorUpper = bitonic_identity_vectors>
+/// A thread's images in Engine's layout from `first` (vector v at first + (vector_upper(v) <<
+/// window_log)): decoded into keys_out (positions below `size`; whole in-range vectors of a
+/// 16-byte aligned keys_out in one store) when Final, else stored back as images.
+template <class Key, bool Final, class Engine>
 HIPFLASHSORT_DEVICE void bitonic_write(const typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items],
                                        typename device_bitonic_config<Key>::image_type* images, Key* keys_out,
-                                       std::uint64_t first, unsigned int window_log, std::uint64_t size, order ord,
-                                       VectorUpper upper = {})
+                                       std::uint64_t first, unsigned int window_log, std::uint64_t size, order ord)
 {
     using config = device_bitonic_config<Key>;
     constexpr unsigned int per_vector = config::vector_items;
@@ -443,7 +374,7 @@ HIPFLASHSORT_DEVICE void bitonic_write(const typename device_bitonic_config<Key>
 #pragma unroll
     for(unsigned int v = 0; v < config::vectors; v++)
     {
-        const std::uint64_t at = first + (std::uint64_t(upper(v)) << window_log);
+        const std::uint64_t at = first + (std::uint64_t(Engine::vector_upper(v)) << window_log);
         if constexpr(Final)
         {
             Key keys[per_vector];
@@ -472,6 +403,27 @@ HIPFLASHSORT_DEVICE void bitonic_write(const typename device_bitonic_config<Key>
     }
 }
 
+/// The first pass's load: this thread's keys of tile `tile_base` (the tile engine's layout from
+/// `first`) as images. A tile past `size` is pure padding, already sorted in either direction: the padding is
+/// stored as it is and the call returns false.
+template <class Key, bool Direct>
+HIPFLASHSORT_DEVICE bool bitonic_load_tile(const Key* keys_in, typename device_bitonic_config<Key>::image_type* images,
+                                           std::uint64_t tile_base, std::uint64_t first, std::uint64_t size, order ord,
+                                           typename device_bitonic_config<Key>::image_type (&img)[device_bitonic_config<Key>::items])
+{
+    using config = device_bitonic_config<Key>;
+    using image_type = typename config::image_type;
+    if(!Direct && tile_base >= size)
+    {
+#pragma unroll
+        for(unsigned int r = 0; r < config::items; r++) img[r] = image_type(~image_type(0));
+        bitonic_write<Key, false, bitonic_tile_engine<Key>>(img, images, nullptr, first, config::line_log2, size, ord);
+        return false;
+    }
+    bitonic_read_keys(keys_in, first, size, ord, img);
+    return true;
+}
+
 /// First pass: block b encodes keys_in[b*tile, (b+1)*tile) (padding with the maximal image past
 /// `size`) and runs every merge up to the tile size. Direct (size <= tile, one block): the tile is
 /// the whole network, and the block decodes straight into keys_out (it reads all of keys_in before
@@ -483,18 +435,18 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size) void bitoni
     order ord)
 {
     using config = device_bitonic_config<Key>;
-    using engine = bitonic_block_engine<Key>;
+    using engine = bitonic_tile_engine<Key>;
     using image_type = typename config::image_type;
     constexpr unsigned int items = config::items;
     __shared__ __align__(16) image_type lds[config::lds_size];
 
     const std::uint64_t tile_base = std::uint64_t(blockIdx.x) * config::tile;
-    const unsigned int lead = static_cast<unsigned int>(engine::thread_offset(threadIdx.x, config::line_log2));
+    const unsigned int lead = static_cast<unsigned int>(engine::first(0, config::line_log2));
     const std::uint64_t first = tile_base + lead;
     image_type img[items];
     if(!bitonic_load_tile<Key, Direct>(keys_in, images, tile_base, first, size, ord, img)) return;
     engine::sort_tile(img, lds, tile_base, lead);
-    bitonic_write<Key, Direct>(img, images, keys_out, first, config::line_log2, size, ord);
+    bitonic_write<Key, Direct, engine>(img, images, keys_out, first, config::line_log2, size, ord);
 }
 
 /// The first pass for images of up to 4 bytes, as bitonic_tile_kernel, on the block network of
@@ -509,7 +461,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bito
     order ord)
 {
     using config = device_bitonic_config<Key>;
-    using engine = bitonic_block_engine<Key>;
+    using engine = bitonic_tile_engine<Key>;
     using image_type = typename config::image_type;
     constexpr unsigned int items = config::items, waves = config::block_size / block_network_lanes;
     using slots = swizzled_row<std::uint32_t, items>;
@@ -517,7 +469,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bito
     extern __shared__ __align__(16) std::uint32_t tile_row[];
 
     const std::uint64_t tile_base = std::uint64_t(blockIdx.x) * config::tile;
-    const unsigned int lead = static_cast<unsigned int>(engine::thread_offset(threadIdx.x, config::line_log2));
+    const unsigned int lead = static_cast<unsigned int>(engine::first(0, config::line_log2));
     const std::uint64_t first = tile_base + lead;
     image_type img[items];
     if(!bitonic_load_tile<Key, Direct>(keys_in, images, tile_base, first, size, ord, img)) return;
@@ -533,7 +485,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bito
 #pragma unroll
     for(unsigned int r = 0; r < items; r++)
         img[r] = static_cast<image_type>(tile_row[slots::slot(engine::tile_position(lead, r))] ^ flip);
-    bitonic_write<Key, Direct>(img, images, keys_out, first, config::line_log2, size, ord);
+    bitonic_write<Key, Direct, engine>(img, images, keys_out, first, config::line_log2, size, ord);
 }
 
 /// One pass of merge 2^merge_log over place bits q_hi ... q_lo of the positions from `offset` on
@@ -547,7 +499,7 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bito
 {
     if constexpr(Local) window_log = device_bitonic_config<Key>::line_log2;
     using config = device_bitonic_config<Key>;
-    using layout = bitonic_pass_layout<Key>;
+    using engine = bitonic_pass_engine<Key>;
     using image_type = typename config::image_type;
     constexpr unsigned int items = config::items;
     __shared__ __align__(16) image_type lds[config::lds_size];
@@ -561,18 +513,17 @@ __global__ __launch_bounds__(device_bitonic_config<Key>::block_size, device_bito
     // Bit merge_log lies above the window: one direction for the whole block.
     const bitonic_direction d{((base >> merge_log) & 1) != 0, 0};
 
-    const std::uint64_t first = layout::first(base, window_log);
-    const auto upper = [](unsigned int v) { return layout::vector_upper(v); };
+    const std::uint64_t first = engine::first(base, window_log);
     image_type img[items];
 #pragma unroll
     for(unsigned int v = 0; v < config::vectors; v++)
     {
-        const uint4 x = *reinterpret_cast<const uint4*>(images + first + (std::uint64_t(upper(v)) << window_log));
+        const uint4 x = *reinterpret_cast<const uint4*>(images + first + (std::uint64_t(engine::vector_upper(v)) << window_log));
         __builtin_memcpy(&img[v * config::vector_items], &x, sizeof(x));
     }
-    if constexpr(Local) layout::merge_tile(img, lds, d);
-    else layout::merge(img, lds, d, q_lo);
-    bitonic_write<Key, Last>(img, images, keys_out, first, window_log, size, ord, upper);
+    if constexpr(Local) engine::merge_all(img, lds, d);
+    else engine::template merge<true>(img, lds, d, 0, config::tile_log2 - 1, q_lo);
+    bitonic_write<Key, Last, engine>(img, images, keys_out, first, window_log, size, ord);
 }
 
 } // namespace detail
