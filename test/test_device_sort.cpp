@@ -311,6 +311,34 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
+// Many segments of 16385-65536 integer keys without values: one partition round over all of them
+// (chunks of several segments side by side), buckets that land in the network classes and, for
+// skewed keys (an outlier, few values), in further rounds; all-equal segments are finished by
+// their scatter. With five segments the round is cut into chunks differently.
+TEST(SegmentedSort, ManyMediumSegments)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {16385, 20000, 32767, 32768, 32769, 50000, 65535, 65536};
+    std::vector<std::size_t> many;
+    for(std::size_t i = 0; i < 40; i++) many.push_back(pattern[i % 8]);
+    const std::vector<std::size_t> few = {65536, 16385, 40000, 65535, 30000};
+    std::uint64_t seed = 3500;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(many, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::int32_t, long long, false>(many, 3, distribution::uniform_bits, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 1, distribution::outlier, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 0, distribution::few_unique, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 0, distribution::sorted, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 2, distribution::reverse, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 0, distribution::all_equal, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(many, 0, distribution::coarse_and_fine, ord, true, seed++);
+        check_segmented<std::int16_t, int, false>(many, 1, distribution::small_range, ord, false, seed++);
+        check_segmented<std::uint8_t, int, false>(many, 0, distribution::uniform_bits, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(few, 1, distribution::uniform_bits, ord, false, seed++);
+    }
+}
+
 // Pairs between the wavefront networks and the partition: the block network on composites up to
 // 1024, block_flash_sort, then flash_network_pair_sort (stable ranks per bucket, composites
 // sorted per bucket). Equal keys (few unique, two values, ±0) must keep input order; skewed

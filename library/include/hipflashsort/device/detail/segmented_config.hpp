@@ -248,6 +248,19 @@ struct segmented_config
     static_assert(largest_static <= 16384 && classes <= 16, "listed sizes in 14 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
+    // Grids of the small classes' kernels. Their blocks loop over the class's list, so a grid
+    // may be smaller than the list, and is capped: at grid_blocks_per_sm blocks per
+    // multiprocessor where a block takes several segments a turn (the wavefront classes), at
+    // segment_grid_blocks_per_sm where it takes one (the block classes), so that nearly every
+    // such segment gets a block of its own and the hardware keeps the multiprocessors evenly
+    // busy to the end. H100, 2^26 u32 keys, Gkeys/s, one cap for all classes of 8 (before) / 16 /
+    // 32 / 128 blocks per multiprocessor, two runs each: segments of 256 keys 238 / 244 / 244 /
+    // 229-232, of 1000 165-166 / 173 / 173-178 / 179, of 1024 171 / 177-178 / 181-183 / 182-184,
+    // of 2048 128-129 / 136-137 / 140-142 / 145-146, of 4096 111-114 / 119-120 / 121-122 /
+    // 124-125, of 16384 93-101 / 98 / 97-98 / 98, of 65536 58 / 57-58 / 59 / 56-57.
+    static constexpr unsigned int grid_blocks_per_sm = 32;
+    static constexpr unsigned int segment_grid_blocks_per_sm = 128;
+
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
     // if each item took 2 bytes more than its key and value, within about 24 KiB (16 items of
     // 4-byte keys, 9 of 4-byte pairs, 5 of 8-byte pairs).

@@ -192,10 +192,15 @@ struct segmented_runner
         return l;
     }
 
+    /// Blocks for `items` list entries taken `per_block` at a time: at most grid_limit, or for
+    /// one entry per block (the block classes) segment_grid_blocks_per_sm per multiprocessor.
     unsigned int grid_for(std::uint64_t items, unsigned int per_block) const
     {
         const std::uint64_t blocks = (items + per_block - 1) / per_block;
-        return static_cast<unsigned int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, grid_limit)));
+        const std::uint64_t cap = per_block == 1 ? std::uint64_t(std::max(1, multiprocessors))
+                                                       * config::segment_grid_blocks_per_sm
+                                                 : grid_limit;
+        return static_cast<unsigned int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, cap)));
     }
 
     const std::uint64_t* class_list(unsigned int c) const
@@ -596,8 +601,9 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         int device = 0, sms = 0;
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
+        const unsigned int grid_limit = std::max(1, sms) * segmented_config<Key, Value>::grid_blocks_per_sm;
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                            stream, static_cast<unsigned int>(std::max(1, sms) * 8), sms};
+                                            stream, grid_limit, sms};
         runner.enable_dynamic_classes();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
