@@ -258,8 +258,12 @@ struct segmented_config
     // 229-232, of 1000 165-166 / 173 / 173-178 / 179, of 1024 171 / 177-178 / 181-183 / 182-184,
     // of 2048 128-129 / 136-137 / 140-142 / 145-146, of 4096 111-114 / 119-120 / 121-122 /
     // 124-125, of 16384 93-101 / 98 / 97-98 / 98, of 65536 58 / 57-58 / 59 / 56-57.
+    // The flash network class keeps 8: two of its blocks fit a multiprocessor, and each sorts a
+    // segment of up to 16384 keys in several bucket rounds (2^26 u32 keys in segments of 16384:
+    // 101.5-101.9 Gkeys/s with 8, 98.9 with 128; benchmark runs on an H100).
     static constexpr unsigned int grid_blocks_per_sm = 32;
     static constexpr unsigned int segment_grid_blocks_per_sm = 128;
+    static constexpr unsigned int flash_network_blocks_per_sm = 8;
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
     // if each item took 2 bytes more than its key and value, within about 24 KiB (16 items of

@@ -247,7 +247,9 @@ struct segmented_runner
         const bool deferring = flash_network && networked != 0;
         if(deferring)
         {
-            flash_network<<<grid_for(networked, 1), config::flash_network_block, config::flash_network_lds, stream>>>(
+            const unsigned int grid = static_cast<unsigned int>(std::min<std::uint64_t>(
+                networked, std::uint64_t(std::max(1, multiprocessors)) * config::flash_network_blocks_per_sm));
+            flash_network<<<grid, config::flash_network_block, config::flash_network_lds, stream>>>(
                 class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
                 lists.large, counts + config::large_class, ord);
         }
