@@ -34,7 +34,7 @@ struct plan_check
     /// A runner for a GPU of `multiprocessors` that granted the dynamic flash classes or none.
     static runner_type make_runner(const plan_type& plan, int multiprocessors, bool granted)
     {
-        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 1, multiprocessors};
+        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, multiprocessors};
         std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, granted ? &granted_kernel : nullptr);
         return runner;
     }

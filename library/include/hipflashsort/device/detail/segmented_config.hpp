@@ -248,9 +248,9 @@ struct segmented_config
     static_assert(largest_static <= 16384 && classes <= 16, "listed sizes in 14 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
-    // Grids of the small classes' kernels. Their blocks loop over the class's list, so a grid
-    // may be smaller than the list, and is capped: at grid_blocks_per_sm blocks per
-    // multiprocessor where a block takes several segments a turn (the wavefront classes), at
+    // Grids of the small classes' kernels (and the binning's). Their blocks loop over the class's
+    // list, so a grid may be smaller than the list, and is capped: at grid_blocks_per_sm blocks
+    // per multiprocessor where a block takes several segments a turn (the wavefront classes), at
     // segment_grid_blocks_per_sm where it takes one (the block classes), so that nearly every
     // such segment gets a block of its own and the hardware keeps the multiprocessors evenly
     // busy to the end. H100, 2^26 u32 keys, Gkeys/s, one cap for all classes of 8 (before) / 16 /

@@ -105,7 +105,6 @@ struct segmented_runner
     Value* values_out;
     order ord;
     hipStream_t stream;
-    unsigned int grid_limit;
     int multiprocessors = 1;
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
@@ -192,14 +191,12 @@ struct segmented_runner
         return l;
     }
 
-    /// Blocks for `items` list entries taken `per_block` at a time: at most grid_limit, or for
-    /// one entry per block (the block classes) segment_grid_blocks_per_sm per multiprocessor.
-    unsigned int grid_for(std::uint64_t items, unsigned int per_block) const
+    /// Blocks for `items` list entries taken `per_block` at a time, at most `blocks_per_sm` per
+    /// multiprocessor (segmented_config's grid caps).
+    unsigned int grid_for(std::uint64_t items, unsigned int per_block, unsigned int blocks_per_sm) const
     {
         const std::uint64_t blocks = (items + per_block - 1) / per_block;
-        const std::uint64_t cap = per_block == 1 ? std::uint64_t(std::max(1, multiprocessors))
-                                                       * config::segment_grid_blocks_per_sm
-                                                 : grid_limit;
+        const std::uint64_t cap = std::uint64_t(std::max(1, multiprocessors)) * blocks_per_sm;
         return static_cast<unsigned int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, cap)));
     }
 
@@ -225,8 +222,9 @@ struct segmented_runner
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!counters_zeroed)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        bin_segments_kernel<<<grid_for(segments, 256), 256, 0, stream>>>(source, segments, l, lists, counts, keys_in,
-                                                                       keys_out, values_in, values_out);
+        const unsigned int bin_grid = grid_for(segments, 256, config::grid_blocks_per_sm);
+        bin_segments_kernel<<<bin_grid, 256, 0, stream>>>(source, segments, l, lists, counts, keys_in, keys_out,
+                                                          values_in, values_out);
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
         {
@@ -247,8 +245,7 @@ struct segmented_runner
         const bool deferring = flash_network && networked != 0;
         if(deferring)
         {
-            const unsigned int grid = static_cast<unsigned int>(std::min<std::uint64_t>(
-                networked, std::uint64_t(std::max(1, multiprocessors)) * config::flash_network_blocks_per_sm));
+            const unsigned int grid = grid_for(networked, 1, config::flash_network_blocks_per_sm);
             flash_network<<<grid, config::flash_network_block, config::flash_network_lds, stream>>>(
                 class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
                 lists.large, counts + config::large_class, ord);
@@ -285,26 +282,25 @@ struct segmented_runner
             constexpr unsigned int block = config::network_block(C);
             constexpr unsigned int items = config::network_items[C];
             constexpr unsigned int wave = capacity / items;
+            const unsigned int grid = grid_for(count, block / wave, config::grid_blocks_per_sm);
             if constexpr(has_values<Value>)
             {
                 bitonic_sort_segments_kernel<Key, Value, block, wave, items>
-                    <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
-                                                                          values_in, values_out, ord);
+                    <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, values_in, values_out, ord);
             }
             else
             {
                 bitonic_sort_key_segments_kernel<Key, block, wave, items>
-                    <<<grid_for(count, block / wave), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
-                                                                          ord);
+                    <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, ord);
             }
         }
         else
         {
             constexpr unsigned int block = config::rank_block;
             constexpr unsigned int group = config::rank_group[C];
+            const unsigned int grid = grid_for(count, block / group, config::grid_blocks_per_sm);
             rank_sort_segments_kernel<Key, Value, block, group, capacity>
-                <<<grid_for(count, block / group), block, 0, stream>>>(class_list(C), count, keys_in, keys_out,
-                                                                       values_in, values_out, ord);
+                <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, values_in, values_out, ord);
         }
     }
 
@@ -321,16 +317,17 @@ struct segmented_runner
         if(count == 0) return;
         constexpr unsigned int waves = config::block_network_waves[C];
         const std::uint64_t* list = class_list(config::rank_classes + C);
+        const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
         if constexpr(has_values<Value>)
         {
             bitonic_block_pair_segments_kernel<Key, Value, waves, config::block_network_items>
-                <<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out,
-                                                                                 values_in, values_out, ord);
+                <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, values_in,
+                                                                   values_out, ord);
         }
         else
         {
             bitonic_block_segments_kernel<Key, waves>
-                <<<grid_for(count, 1), waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, ord);
+                <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, ord);
         }
     }
 
@@ -346,9 +343,10 @@ struct segmented_runner
     {
         if(count == 0) return;
         constexpr unsigned int block = config::flash_block(C);
+        const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
         flash_sort_segments_kernel<Key, Value, block, config::flash_capacity(C)>
-            <<<grid_for(count, 1), block, 0, stream>>>(class_list(first_flash_class + C), count, keys_in, keys_out,
-                                                       values_in, values_out, ord);
+            <<<grid, block, 0, stream>>>(class_list(first_flash_class + C), count, keys_in, keys_out, values_in,
+                                         values_out, ord);
     }
     static constexpr unsigned int first_flash_class = config::rank_classes + config::block_network_classes;
 
@@ -364,7 +362,8 @@ struct segmented_runner
     {
         if(count == 0 || !dynamic_flash[D]) return;
         using c = typename config::template dynamic_flash<D>;
-        dynamic_flash[D]<<<grid_for(count, 1), c::block, c::lds, stream>>>(
+        const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
+        dynamic_flash[D]<<<grid, c::block, c::lds, stream>>>(
             class_list(config::first_dynamic_flash_class + D), count, keys_in, keys_out, values_in, values_out, ord);
     }
 
@@ -603,9 +602,8 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         int device = 0, sms = 0;
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
-        const unsigned int grid_limit = std::max(1, sms) * segmented_config<Key, Value>::grid_blocks_per_sm;
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                            stream, grid_limit, sms};
+                                            stream, sms};
         runner.enable_dynamic_classes();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
