@@ -311,14 +311,15 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
-// Many segments of 16385-65536 integer keys without values: one partition round over all of them
-// (chunks of several segments side by side), buckets that land in the network classes and, for
-// skewed keys (an outlier, few values), in further rounds; all-equal segments are finished by
-// their scatter. With five segments the round is cut into chunks differently.
+// Many segments of 16385-65536 keys without values: up to 24576 the wide flash network class
+// (one block each), above it one partition round over all of them (chunks of several segments
+// side by side), buckets that land in the network classes and, for skewed keys (an outlier, few
+// values), in further rounds; all-equal segments are finished by their scatter. With five
+// segments the round is cut into chunks differently.
 TEST(SegmentedSort, ManyMediumSegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    const std::size_t pattern[] = {16385, 20000, 32767, 32768, 32769, 50000, 65535, 65536};
+    const std::size_t pattern[] = {16385, 20000, 24576, 24577, 32768, 32769, 50000, 65536};
     std::vector<std::size_t> many;
     for(std::size_t i = 0; i < 40; i++) many.push_back(pattern[i % 8]);
     const std::vector<std::size_t> few = {65536, 16385, 40000, 65535, 30000};
@@ -336,7 +337,45 @@ TEST(SegmentedSort, ManyMediumSegments)
         check_segmented<std::int16_t, int, false>(many, 1, distribution::small_range, ord, false, seed++);
         check_segmented<std::uint8_t, int, false>(many, 0, distribution::uniform_bits, ord, true, seed++);
         check_segmented<std::uint32_t, int, false>(few, 1, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<float, int, false>(many, 0, distribution::special_floats, ord, true, seed++);
+        check_segmented<float, int, false>(many, 2, distribution::two_values, ord, false, seed++);
+        check_segmented<float, long long, false>(many, 0, distribution::coarse_and_fine, ord, true, seed++);
     }
+}
+
+// The wide flash network class rounds every bucket's row up to whole lines, so buckets of 32k + 1
+// keys can make a segment's rows longer than its block's staged row; the block then sorts its
+// buckets in windows, reading the segment again for each (from a copy when sorting in place).
+// Segments of 24448 keys whose images span [0, 2^27) fall into 128 buckets of 2^20 images: 62
+// of 257 keys and 66 of 129, rows of 28416 slots (about 28000 fit an H100's half LDS).
+TEST(SegmentedSort, WideFlashNetworkWindows)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937 rng(91);
+    std::vector<std::uint32_t> keys;
+    std::vector<int> begins, ends;
+    for(int segment = 0; segment < 12; segment++)
+    {
+        std::vector<std::uint32_t> seg;
+        for(std::uint32_t b = 0; b < 128; b++)
+        {
+            const unsigned int count = (b * 37 + segment) % 128 < 62 ? 257 : 129;
+            for(unsigned int i = 0; i < count; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
+        }
+        seg.front() = 0; // bucket 0 holds the minimum, 2^27 - 1 the maximum
+        seg.back() = (1u << 27) - 1;
+        std::shuffle(seg.begin(), seg.end(), rng);
+        begins.push_back(static_cast<int>(keys.size()));
+        keys.insert(keys.end(), seg.begin(), seg.end());
+        ends.push_back(static_cast<int>(keys.size()));
+    }
+    ASSERT_EQ(ends.front() - begins.front(), 24448);
+    check_segmented_input<std::uint32_t, int, false>(keys, begins, ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, false>(keys, begins, ends, order::ascending, true);
+    // Descending: the complements have the same order images.
+    std::vector<std::uint32_t> complements(keys.size());
+    for(std::size_t i = 0; i < keys.size(); i++) complements[i] = ~keys[i];
+    check_segmented_input<std::uint32_t, int, false>(complements, begins, ends, order::descending, true);
 }
 
 // Pairs between the wavefront networks and the partition: the block network on composites up to

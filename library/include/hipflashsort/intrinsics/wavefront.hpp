@@ -38,6 +38,18 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int dynamic_lds_limit()
 #endif
 }
 
+/// LDS a multiprocessor keeps per resident block beyond what the block asks for: 1 KiB on NVIDIA
+/// from sm_80 on, none on AMD. Two blocks share a multiprocessor's LDS when each takes at most
+/// half of it less this.
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int lds_reserved_per_block()
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return 1024;
+#else
+    return 0;
+#endif
+}
+
 /// Unsigned integer with one bit per lane of a wavefront of Width lanes.
 template <unsigned int Width>
 using lane_mask_t = std::conditional_t<(Width > 32), std::uint64_t, std::uint32_t>;

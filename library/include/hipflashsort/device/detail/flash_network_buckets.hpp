@@ -31,30 +31,31 @@ HIPFLASHSORT_DEVICE bool plan_bucket_rows(unsigned int buckets, SizeOf size_of, 
     return true;
 }
 
-/// Hands every bucket to a logical wavefront network: sort(lanes, items, b, n, member) with
-/// lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in turn; a
+/// Hands every bucket of [first, last) to a logical wavefront network: sort(lanes, items, b, n,
+/// member) with lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in turn; a
 /// hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by side
 /// (16 lanes x 16 keys); otherwise each 32-lane half runs its two groups' buckets one after the
 /// other through 32 lanes x 16 keys, or x 32 where Largest allows buckets above 512. A group
-/// without a bucket calls with n = 0 (and b = 0), so that whole wavefronts run the shuffles; a
+/// without a bucket calls with n = 0 (and b = first), so that whole wavefronts run the shuffles; a
 /// wavefront without any bucket skips its turn.
-/// out_first[b] is bucket b's first output position, out_first[buckets] the segment's size.
+/// out_first[b] is bucket b's first output position, out_first[last] the end of bucket last - 1.
 template <unsigned int BlockSize, unsigned int Largest, class Sort>
-HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int buckets, const unsigned int* out_first, Sort sort)
+HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last, const unsigned int* out_first,
+                                          Sort sort)
 {
     using c16 = std::integral_constant<unsigned int, 16>;
     using c32 = std::integral_constant<unsigned int, 32>;
     constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
     static_assert(BlockSize % 32 == 0 && Largest <= 1024, "32-lane halves, networks of up to 1024 keys");
     const unsigned int group = threadIdx.x / lanes;
-    for(unsigned int base = 0; base < buckets; base += groups)
+    for(unsigned int base = first; base < last; base += groups)
     {
         const unsigned int b = base + group;
-        const unsigned int n = b < buckets ? out_first[b + 1] - out_first[b] : 0u;
+        const unsigned int n = b < last ? out_first[b + 1] - out_first[b] : 0u;
         if(ballot(n != 0) == 0) continue; // a wavefront without buckets skips the network
         if(ballot(n > lanes * 16) == 0)
         {
-            sort(c16{}, c16{}, b < buckets ? b : 0u, n, threadIdx.x % lanes);
+            sort(c16{}, c16{}, b < last ? b : first, n, threadIdx.x % lanes);
             continue;
         }
         const unsigned int member = threadIdx.x % 32;
@@ -62,8 +63,8 @@ HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int buckets, const unsigned i
         {
             const unsigned int hb = shuffle(b, int(half * lanes), 32);
             const unsigned int hn = shuffle(n, int(half * lanes), 32);
-            if(Largest <= 512 || ballot(hn > 512) == 0) sort(c32{}, c16{}, hn != 0 ? hb : 0u, hn, member);
-            else if constexpr(Largest > 512) sort(c32{}, c32{}, hn != 0 ? hb : 0u, hn, member);
+            if(Largest <= 512 || ballot(hn > 512) == 0) sort(c32{}, c16{}, hn != 0 ? hb : first, hn, member);
+            else if constexpr(Largest > 512) sort(c32{}, c32{}, hn != 0 ? hb : first, hn, member);
         }
     }
 }

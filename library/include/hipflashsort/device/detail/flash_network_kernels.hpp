@@ -30,7 +30,12 @@ namespace detail {
 /// their own min/max. Inside a bucket the staging order is the hardware's: equal images are equal
 /// keys, except floats' -0 and +0, whose run is rewritten in input order at the end from bit masks
 /// taken while loading. The result is deterministic.
-template <class Key, unsigned int BlockSize, unsigned int Capacity>
+///
+/// The staged row follows storage_type in LDS and holds `slots` keys (whole_slots: every bucket
+/// at once). A shorter row takes the buckets in windows, consecutive buckets whose rows fit it,
+/// and reads the segment once more per window: a segment larger than the LDS is still sorted by
+/// one block, its reads after the first from L2.
+template <class Key, unsigned int BlockSize, unsigned int Capacity, bool Windowed = false>
 struct flash_network_sort
 {
     using codec = radix_key_codec<Key>;
@@ -38,34 +43,58 @@ struct flash_network_sort
     static_assert(sizeof(Key) <= 4, "the networks sort 32-bit images");
     static_assert(Capacity % BlockSize == 0 && BlockSize % 32 == 0, "whole items per thread, 32-lane groups");
 
-    static constexpr unsigned int items = Capacity / BlockSize; // keys per thread while loading
+    static constexpr unsigned int items = Capacity / BlockSize; // keys per thread and pass
     static constexpr unsigned int bucket_goal = 192;
     static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
     static constexpr unsigned int largest_bucket = 1024;
     // Each bucket's run starts on a whole line of the swizzled rows, so that a network's output,
     // stored in place, stays inside the lines its bucket owns.
     static constexpr unsigned int line_items = 128 / sizeof(Key);
-    static constexpr unsigned int slots = Capacity + (line_items - 1) * max_buckets;
+    static constexpr unsigned int largest_row = (largest_bucket + line_items - 1) / line_items * line_items;
+    static constexpr unsigned int whole_slots = Capacity + (line_items - 1) * max_buckets;
+    static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
 
     struct storage_type
     {
-        alignas(16) Key staged[slots];
         unsigned int cursor[max_buckets];    // bucket counts, then the next free LDS slot of each
         unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
-        unsigned int lds_first[max_buckets];  // first LDS slot of each bucket (whole lines)
+        unsigned int lds_first[max_buckets];  // first slot of each bucket's row (whole lines)
+        unsigned int window_first[max_windows + 1]; // first bucket of each window
         std::uint32_t zero_mask[mask_words];     // input positions holding a float zero
         std::uint32_t negative_mask[mask_words]; // ... a negative one
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
+        flash_classifier<Key> classify; // read again by each window, not held across the networks
     };
+    // The staged row starts on a 128-byte line.
+    static constexpr unsigned int row_offset = (sizeof(storage_type) + 127) / 128 * 128;
+
+    /// LDS of a sorter whose staged row holds `slots` keys.
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int lds_bytes(unsigned int slots)
+    {
+        return row_offset + slots * static_cast<unsigned int>(sizeof(Key));
+    }
+    /// Staged slots that `bytes` of LDS give.
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int slots_in(unsigned int bytes)
+    {
+        return bytes > row_offset ? (bytes - row_offset) / static_cast<unsigned int>(sizeof(Key)) : 0u;
+    }
+    /// Whether a staged row of `slots` keys takes every segment in at most max_windows windows.
+    HIPFLASHSORT_HOST_DEVICE static constexpr bool windows_fit(unsigned int slots)
+    {
+        return slots >= whole_slots || (slots > largest_row && (whole_slots - 1) / (slots - largest_row) < max_windows);
+    }
 
     storage_type& lds;
     order ord;
+    unsigned int slots = whole_slots;
 
     /// Sorts in[0, size) into out[0, size); returns false, having written nothing, when a bucket
-    /// holds more than largest_bucket keys. All threads call it together; `in` may equal `out`.
-    HIPFLASHSORT_DEVICE bool sort(const Key* in, Key* out, unsigned int size)
+    /// holds more than largest_bucket keys. All threads call it together; `in` may equal `out`,
+    /// and then a segment of several windows is copied to scratch[0, size) on the first and read
+    /// from there (scratch is unused while it fits one window).
+    HIPFLASHSORT_DEVICE bool sort(const Key* in, Key* out, unsigned int size, Key* scratch = nullptr)
     {
         std::uint32_t lo, hi;
         unsigned int below;
@@ -79,10 +108,31 @@ struct flash_network_sort
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
+        if constexpr(Windowed)
+        {
+            if(threadIdx.x == 0) lds.classify = classify;
+        }
         count(in, size, classify);
         if(!plan_buckets(classify.buckets, size)) return false;
-        stage(in, size, classify);
-        sort_buckets(out, classify.buckets);
+        if constexpr(Windowed)
+        {
+            const unsigned int windows = plan_windows(classify.buckets);
+            const bool copy = windows > 1 && in == out;
+            for(unsigned int w = 0; w < windows; w++)
+            {
+                const unsigned int first = lds.window_first[w], last = lds.window_first[w + 1];
+                const unsigned int base = lds.lds_first[first];
+                stage(w == 0 || !copy ? in : scratch, size, lds.classify, first, last, base,
+                      copy && w == 0 ? scratch : nullptr);
+                sort_buckets(out, first, last, base);
+                syncthreads(); // the row is staged again by the next window
+            }
+        }
+        else
+        {
+            stage(in, size, classify, 0, classify.buckets, 0, nullptr);
+            sort_buckets(out, 0, classify.buckets, 0);
+        }
         if constexpr(codec::is_float)
         {
             if(zeros) restore_zero_order(out, size, below);
@@ -97,9 +147,28 @@ private:
         return static_cast<std::uint32_t>(codec::order_image(k, ord));
     }
 
-    /// Loads the segment striped (item j of thread t at j * BlockSize + t, every load in flight),
-    /// reduces min and max image, and for floats notes the zeros in the bit masks; returns whether
-    /// there is one, and in `below` how many keys order below zero.
+    HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
+
+    /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, the
+    /// loads of up to 32 items issued before they are used.
+    template <class F>
+    HIPFLASHSORT_DEVICE static void for_each_key(const Key* in, unsigned int size, F f)
+    {
+        constexpr unsigned int unroll = items <= 32 ? items : 16;
+        static_assert(items % unroll == 0, "whole batches of loads");
+        for(unsigned int j0 = 0; j0 < items && j0 * BlockSize < size; j0 += unroll)
+        {
+#pragma unroll
+            for(unsigned int j = j0; j < j0 + unroll; j++)
+            {
+                const unsigned int p = j * BlockSize + threadIdx.x;
+                if(p < size) f(p, in[p]);
+            }
+        }
+    }
+
+    /// Reads the segment, reduces min and max image, and for floats notes the zeros in the bit
+    /// masks; returns whether there is one, and in `below` how many keys order below zero.
     HIPFLASHSORT_DEVICE bool scan_range(const Key* in, unsigned int size, std::uint32_t& lo, std::uint32_t& hi,
                                         unsigned int& below)
     {
@@ -113,29 +182,21 @@ private:
         hi = 0;
         below = 0;
         bool zero = false;
-#pragma unroll
-        for(unsigned int j = 0; j < items; j++)
-        {
-            const unsigned int p = j * BlockSize + threadIdx.x;
-            if(p < size)
+        for_each_key(in, size, [&](unsigned int p, const Key& key) {
+            const std::uint32_t v = image(key, ord);
+            lo = min_of(lo, v);
+            hi = max_of(hi, v);
+            if constexpr(codec::is_float)
             {
-                const Key key = in[p];
-                const std::uint32_t v = image(key, ord);
-                lo = min_of(lo, v);
-                hi = max_of(hi, v);
-                if constexpr(codec::is_float)
+                below += v < zero_image;
+                if(v == zero_image)
                 {
-                    below += v < zero_image;
-                    if(v == zero_image)
-                    {
-                        zero = true;
-                        atomicOr(&lds.zero_mask[p / 32], 1u << (p % 32));
-                        if((codec::to_bits(key) & codec::sign_bit) != 0)
-                            atomicOr(&lds.negative_mask[p / 32], 1u << (p % 32));
-                    }
+                    zero = true;
+                    atomicOr(&lds.zero_mask[p / 32], 1u << (p % 32));
+                    if((codec::to_bits(key) & codec::sign_bit) != 0) atomicOr(&lds.negative_mask[p / 32], 1u << (p % 32));
                 }
             }
-        }
+        });
         block_min_max<BlockSize>(lo, hi, lds.reduce);
         if constexpr(codec::is_float)
         {
@@ -153,16 +214,9 @@ private:
     {
         for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize) lds.cursor[b] = 0;
         syncthreads();
-#pragma unroll
-        for(unsigned int j = 0; j < items; j++)
-        {
-            const unsigned int p = j * BlockSize + threadIdx.x;
-            if(p < size)
-            {
-                const Key key = in[p];
-                atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
-            }
-        }
+        for_each_key(in, size, [&](unsigned int, const Key& key) {
+            atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
+        });
         syncthreads();
     }
 
@@ -182,29 +236,46 @@ private:
         return true;
     }
 
-    template <class Classify>
-    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify)
+    /// Cuts the buckets into windows whose rows fit the staged row: bucket b goes to window
+    /// lds_first[b] / step, so a window's rows start within step slots of its first row and end
+    /// within step + largest_row <= slots. Consecutive buckets differ by at most one window, so
+    /// every window up to the last has a first bucket. Returns the number of windows.
+    HIPFLASHSORT_DEVICE unsigned int plan_windows(unsigned int buckets)
     {
-#pragma unroll
-        for(unsigned int j = 0; j < items; j++)
+        const unsigned int step = slots - largest_row;
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
         {
-            const unsigned int p = j * BlockSize + threadIdx.x;
-            if(p < size)
-            {
-                const Key key = in[p];
-                lds.staged[atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u)] = key;
-            }
+            const unsigned int w = lds.lds_first[b] / step;
+            if(b == 0 || lds.lds_first[b - 1] / step != w) lds.window_first[w] = b;
         }
+        const unsigned int windows = lds.lds_first[buckets - 1] / step + 1;
+        if(threadIdx.x == 0) lds.window_first[windows] = buckets;
+        syncthreads();
+        return windows;
+    }
+
+    /// Stages the keys of buckets [first, last) at their rows, shifted down by the window's first
+    /// row `base`; also copies every key to `copy_to` where it is given.
+    template <class Classify>
+    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify, unsigned int first,
+                                   unsigned int last, unsigned int base, Key* copy_to)
+    {
+        Key* const row = staged() - base;
+        for_each_key(in, size, [&](unsigned int p, const Key& key) {
+            const unsigned int b = classify(key, image(key, ord));
+            if(!Windowed || (b >= first && b < last)) row[atomicAdd(&lds.cursor[b], 1u)] = key;
+            if(Windowed && copy_to != nullptr) copy_to[p] = key;
+        });
         syncthreads();
     }
 
-    HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int buckets)
+    HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int first, unsigned int last, unsigned int base)
     {
-        sort_bucket_rows<BlockSize, largest_bucket>(buckets, lds.out_first,
+        sort_bucket_rows<BlockSize, largest_bucket>(first, last, lds.out_first,
                                                     [&](auto lanes, auto items, unsigned int b, unsigned int n,
                                                         unsigned int member) {
                                                         sort_bucket<decltype(lanes)::value, decltype(items)::value>(
-                                                            out, b, n, member);
+                                                            out, b, n, member, base);
                                                     });
     }
 
@@ -212,10 +283,11 @@ private:
     /// read striped, sorted as lossless images, stored back in place as a swizzled row and copied
     /// out striped.
     template <unsigned int Lanes, unsigned int Items>
-    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n, unsigned int member)
+    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n, unsigned int member,
+                                         unsigned int base)
     {
         using slots_of = swizzled_row<Key, Items>;
-        Key* const row = lds.staged + lds.lds_first[b];
+        Key* const row = staged() + (lds.lds_first[b] - base);
         std::uint32_t images[Items];
         load_striped_images<Lanes>(row, n, member, ord, images);
         // Unrolled: buckets of over 512 keys are rare, and the merge loop of 32 items per lane
@@ -283,6 +355,28 @@ __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
         else
             sorted = sort.sort(keys_in + begin, keys_out + begin, size);
         if(!sorted && threadIdx.x == 0) deferred[atomicAdd(deferred_count, 1u)] = segment_range{begin, begin + size};
+        syncthreads();
+    }
+}
+
+/// The wide flash network class (keys alone): one block per entry of list[0, count), sorted by
+/// flash_network_sort in windows of `slots` staged keys. An entry with a bucket too large for
+/// the networks is appended to `deferred` (counter `deferred_count`) for the partition.
+/// `scratch`: the round's other buffer, free over the entries' ranges.
+template <class Key, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize, 2) void wide_flash_network_kernel(
+    const segment_range* list, unsigned int count, unsigned int slots, const Key* keys_in, Key* keys_out,
+    Key* scratch, segment_range* deferred, unsigned int* deferred_count, order ord)
+{
+    using sorter = flash_network_sort<Key, BlockSize, Capacity, true>;
+    extern __shared__ __align__(16) unsigned char dynamic_lds[];
+    sorter sort{*reinterpret_cast<typename sorter::storage_type*>(dynamic_lds), ord, slots};
+    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    {
+        const segment_range r = list[index];
+        const auto size = static_cast<unsigned int>(r.end - r.begin);
+        if(!sort.sort(keys_in + r.begin, keys_out + r.begin, size, scratch + r.begin) && threadIdx.x == 0)
+            deferred[atomicAdd(deferred_count, 1u)] = r;
         syncthreads();
     }
 }

@@ -88,7 +88,7 @@ struct flash_network_pair_sort
         if(!plan_buckets(classify.buckets, size)) return false;
         stage(keys_in, values_in, size, span, ranks);
         sort_bucket_rows<BlockSize, largest_bucket>(
-            classify.buckets, lds.out_first,
+            0, classify.buckets, lds.out_first,
             [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
                 const unsigned int first = n != 0 ? lds.lds_first[b] : idle_row, to = lds.out_first[b];
                 sort_composites<Key, Value, decltype(items)::value>(

@@ -212,7 +212,10 @@ struct segmented_config
         else if constexpr(has_values<Value>)
             return sizeof(typename flash_network_pair_sort<Key, Value, flash_network_block, Capacity>::storage_type);
         else
-            return sizeof(typename flash_network_sort<Key, flash_network_block, Capacity>::storage_type);
+        {
+            using sorter = flash_network_sort<Key, flash_network_block, Capacity>;
+            return sorter::lds_bytes(sorter::whole_slots);
+        }
     }
     template <unsigned int Capacity = 16384>
     static constexpr unsigned int fitting_flash_network_capacity()
@@ -227,6 +230,27 @@ struct segmented_config
     static constexpr bool has_flash_network =
         networks
         && flash_network_capacity > dynamic_flash_top;
+
+    // Keys alone of up to 4 bytes take the wide flash network class above the flash network
+    // class, up to wide_flash_network_capacity keys: flash_network_sort by one block of 512
+    // threads, two per multiprocessor, each with half its LDS (113 KiB on an H100, a row of about
+    // 28400 4-byte keys), in windows of buckets where the row is short of the capacity (bucket
+    // rows are rounded to whole lines, so that can happen), each window reading the segment
+    // again. Its segments are large ones: it takes them before the partition, which gets those
+    // it defers. H100, 2^26 keys in segments of 16385 / 20000 / 24576 keys, Gkeys/s, through
+    // the partition -> this class (scratch driver, two runs): u32 57.0 / 55.6 / 58.7 -> 75.9-76.7
+    // / 76.3-77.9 / 76.4-77.6, f32 50.9 / 54.2 / 56.1 -> 65.8-66.3 / 66.6-67.3 / 56.2-56.8 (their
+    // zero masks leave a shorter row, so about two windows at 24576). More windows cost more than
+    // the partition: capacity 32768 with this LDS ran u32 28000 / 32768 keys at 59.5 / 57.6
+    // against 60.5 / 62.7 partitioned, 65536 keys in three windows at 43.7 against 56-58; one
+    // block of 1024 threads per multiprocessor with all of its LDS (two windows at 65536) ran
+    // 32768 / 40000 / 65536 keys at 64-67 / 60-67 / 52-53 against 62 / 61-62 / 56-59.
+    static constexpr bool has_wide_flash_network = has_flash_network && !has_values<Value>;
+    static constexpr unsigned int wide_flash_network_block = 512;
+    static constexpr unsigned int wide_flash_network_capacity = 24576;
+    using wide_flash_network_sorter
+        = flash_network_sort<Key, wide_flash_network_block, has_wide_flash_network ? wide_flash_network_capacity : 1024,
+                             true>;
 
     static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
     static constexpr unsigned int first_dynamic_flash_class = static_classes;

@@ -46,10 +46,10 @@ template <class Key, class Value>
 struct segmented_plan
 {
     using config = segmented_config<Key, Value>;
-    static constexpr unsigned int counters = 17;
+    static constexpr unsigned int counters = 18; // the classes, the large list, the wide list
 
-    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, next = 0, counts = 0, round = 0,
-                matrix = 0, bytes = 0;
+    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_list = 0, next = 0, counts = 0,
+                round = 0, matrix = 0, bytes = 0;
     std::uint64_t class_offset[config::classes] = {};
     std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
 
@@ -84,6 +84,7 @@ struct segmented_plan
         take(values_tmp, has_values<Value> ? size * sizeof(Value) : 0);
         take(small_lists, entries * sizeof(std::uint64_t));
         take(large_list, large_capacity * sizeof(segment_range));
+        take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
@@ -120,6 +121,10 @@ struct segmented_runner
     // would name.
     segments_kernel dynamic_flash[config::max_dynamic_flash_classes] = {}; // the first dynamic_flash_classes
     deferring_kernel flash_network = nullptr;
+    using wide_kernel = void (*)(const segment_range*, unsigned int, unsigned int, const Key*, Key*, Key*,
+                                 segment_range*, unsigned int*, order);
+    wide_kernel wide_flash_network = nullptr;
+    unsigned int wide_slots = 0; // the wide class's staged row, in keys
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
     /// to the next class that takes them, or to the partition.
@@ -131,6 +136,35 @@ struct segmented_runner
             const deferring_kernel kernel = flash_network_segments_kernel<Key, Value, config::flash_network_block,
                                                                           config::flash_network_capacity>;
             if(opt_in(reinterpret_cast<const void*>(kernel), config::flash_network_lds)) flash_network = kernel;
+        }
+        if constexpr(config::has_wide_flash_network)
+        {
+            if(flash_network) enable_wide_flash_network();
+        }
+    }
+
+    /// The wide flash network class, with the LDS that leaves room for two of its blocks per
+    /// multiprocessor (at most what its whole capacity needs), where its windows fit.
+    void enable_wide_flash_network()
+    {
+        using sorter = typename config::wide_flash_network_sorter;
+        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_flash_network_block,
+                                                             config::wide_flash_network_capacity>;
+        int device = 0, per_sm = 0;
+        if(hipGetDevice(&device) != hipSuccess
+           || hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess
+           || static_cast<unsigned int>(per_sm) / 2 <= lds_reserved_per_block())
+        {
+            (void)hipGetLastError();
+            return;
+        }
+        const unsigned int half = static_cast<unsigned int>(per_sm) / 2 - lds_reserved_per_block();
+        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::whole_slots), half) / 16 * 16;
+        const unsigned int slots = sorter::slots_in(bytes);
+        if(sorter::windows_fit(slots) && opt_in(reinterpret_cast<const void*>(kernel), bytes))
+        {
+            wide_flash_network = kernel;
+            wide_slots = slots;
         }
     }
 
@@ -188,6 +222,7 @@ struct segmented_runner
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
         }
         l.classes = config::classes;
+        l.wide = wide_flash_network ? config::wide_flash_network_capacity : l.limit[config::classes - 1];
         return l;
     }
 
@@ -218,7 +253,8 @@ struct segmented_runner
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_limits l = limits();
-        class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list), {}};
+        class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list),
+                          at<segment_range>(plan.wide_list), {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!counters_zeroed)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
@@ -228,7 +264,7 @@ struct segmented_runner
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
         {
-            if(single_size > 1) host[l.of(single_size)] = 1;
+            if(single_size > 1) host[l.list_of(single_size)] = 1;
         }
         else
         {
@@ -250,10 +286,22 @@ struct segmented_runner
                 class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
                 lists.large, counts + config::large_class, ord);
         }
-        HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
-        if(deferring)
+        const unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
+        if constexpr(config::has_wide_flash_network)
         {
-            // Segments with a bucket too large for the networks joined the large list.
+            if(wide != 0)
+            {
+                wide_flash_network<<<grid_for(wide, 1, config::segment_grid_blocks_per_sm),
+                                     config::wide_flash_network_block,
+                                     config::wide_flash_network_sorter::lds_bytes(wide_slots), stream>>>(
+                    lists.wide, wide, wide_slots, keys_in, keys_out, at<Key>(plan.keys_tmp), lists.large,
+                    counts + config::large_class, ord);
+            }
+        }
+        HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
+        if(deferring || wide != 0)
+        {
+            // Segments left to the partition joined the large list.
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(&host[config::large_class], counts + config::large_class,
                                                         sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
@@ -551,7 +599,8 @@ struct segmented_runner
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
-        if(single_size > largest_small())
+        if(single_size > largest_small()
+           && !(wide_flash_network && single_size <= config::wide_flash_network_capacity))
         {
             large.assign(1, segment_range{0, single_size});
         }
