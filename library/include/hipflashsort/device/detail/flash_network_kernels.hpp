@@ -80,10 +80,12 @@ struct flash_network_sort
     {
         return bytes > row_offset ? (bytes - row_offset) / static_cast<unsigned int>(sizeof(Key)) : 0u;
     }
-    /// Whether a staged row of `slots` keys takes every segment in at most max_windows windows.
+    /// Whether a staged row of `slots` keys takes every segment in at most max_windows windows:
+    /// plan_windows puts a bucket whose row starts at slot P (at most whole_slots, after empty
+    /// buckets) into window P / (slots - largest_row).
     HIPFLASHSORT_HOST_DEVICE static constexpr bool windows_fit(unsigned int slots)
     {
-        return slots >= whole_slots || (slots > largest_row && (whole_slots - 1) / (slots - largest_row) < max_windows);
+        return slots >= whole_slots || (slots > largest_row && whole_slots / (slots - largest_row) < max_windows);
     }
 
     storage_type& lds;
