@@ -248,6 +248,27 @@ void check_segmented_input(const std::vector<Key>& keys, const std::vector<Offse
     }
 }
 
+/// Segments given key by key, back to back, for check_segmented_input.
+struct segment_list
+{
+    std::vector<std::uint32_t> keys;
+    std::vector<int> begins, ends;
+
+    void add(const std::vector<std::uint32_t>& segment)
+    {
+        begins.push_back(static_cast<int>(keys.size()));
+        keys.insert(keys.end(), segment.begin(), segment.end());
+        ends.push_back(static_cast<int>(keys.size()));
+    }
+    /// The keys' complements: in descending order they have the keys' ascending order images.
+    std::vector<std::uint32_t> complements() const
+    {
+        std::vector<std::uint32_t> c(keys.size());
+        for(std::size_t i = 0; i < keys.size(); i++) c[i] = ~keys[i];
+        return c;
+    }
+};
+
 template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
 void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
                      bool in_place, std::uint64_t seed)
@@ -352,8 +373,7 @@ TEST(SegmentedSort, WideFlashNetworkWindows)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     std::mt19937 rng(91);
-    std::vector<std::uint32_t> keys;
-    std::vector<int> begins, ends;
+    segment_list l;
     for(int segment = 0; segment < 12; segment++)
     {
         std::vector<std::uint32_t> seg;
@@ -365,17 +385,12 @@ TEST(SegmentedSort, WideFlashNetworkWindows)
         seg.front() = 0; // bucket 0 holds the minimum, 2^27 - 1 the maximum
         seg.back() = (1u << 27) - 1;
         std::shuffle(seg.begin(), seg.end(), rng);
-        begins.push_back(static_cast<int>(keys.size()));
-        keys.insert(keys.end(), seg.begin(), seg.end());
-        ends.push_back(static_cast<int>(keys.size()));
+        l.add(seg);
     }
-    ASSERT_EQ(ends.front() - begins.front(), 24448);
-    check_segmented_input<std::uint32_t, int, false>(keys, begins, ends, order::ascending, false);
-    check_segmented_input<std::uint32_t, int, false>(keys, begins, ends, order::ascending, true);
-    // Descending: the complements have the same order images.
-    std::vector<std::uint32_t> complements(keys.size());
-    for(std::size_t i = 0; i < keys.size(); i++) complements[i] = ~keys[i];
-    check_segmented_input<std::uint32_t, int, false>(complements, begins, ends, order::descending, true);
+    ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
+    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
+    check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
 // Pairs between the wavefront networks and the partition: the block network on composites up to
@@ -413,8 +428,7 @@ TEST(SegmentedSort, FlashNetworkPairs)
 TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    std::vector<std::uint32_t> keys;
-    std::vector<int> begins, ends;
+    segment_list l;
     std::mt19937 rng(77);
     for(const unsigned int n : {64u, 100u, 128u, 256u, 512u, 1000u, 1024u})
     {
@@ -434,16 +448,11 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
             const auto first_larger = std::find(seg.begin(), seg.end(), larger);
             const auto first_smaller = std::find(seg.begin(), seg.end(), smaller);
             if(first_larger > first_smaller) std::iter_swap(first_larger, first_smaller);
-            begins.push_back(static_cast<int>(keys.size()));
-            keys.insert(keys.end(), seg.begin(), seg.end());
-            ends.push_back(static_cast<int>(keys.size()));
+            l.add(seg);
         }
     }
-    check_segmented_input<std::uint32_t, int, true>(keys, begins, ends, order::ascending, false);
-    // Descending: the complements have the same order images.
-    std::vector<std::uint32_t> complements(keys.size());
-    for(std::size_t i = 0; i < keys.size(); i++) complements[i] = ~keys[i];
-    check_segmented_input<std::uint32_t, int, true>(complements, begins, ends, order::descending, true);
+    check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
 TEST(SegmentedSort, PowerLawAndEmptySegments)

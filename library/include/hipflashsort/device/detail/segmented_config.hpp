@@ -249,8 +249,7 @@ struct segmented_config
     static constexpr unsigned int wide_flash_network_block = 512;
     static constexpr unsigned int wide_flash_network_capacity = 24576;
     using wide_flash_network_sorter
-        = flash_network_sort<Key, wide_flash_network_block, has_wide_flash_network ? wide_flash_network_capacity : 1024,
-                             true>;
+        = flash_network_sort<Key, wide_flash_network_block, wide_flash_network_capacity, true>;
 
     static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
     static constexpr unsigned int first_dynamic_flash_class = static_classes;

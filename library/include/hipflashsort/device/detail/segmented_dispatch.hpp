@@ -107,6 +107,7 @@ struct segmented_runner
     order ord;
     hipStream_t stream;
     int multiprocessors = 1;
+    int device = 0;
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
@@ -150,9 +151,8 @@ struct segmented_runner
         using sorter = typename config::wide_flash_network_sorter;
         const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_flash_network_block,
                                                              config::wide_flash_network_capacity>;
-        int device = 0, per_sm = 0;
-        if(hipGetDevice(&device) != hipSuccess
-           || hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess
+        int per_sm = 0;
+        if(hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess
            || static_cast<unsigned int>(per_sm) / 2 <= lds_reserved_per_block())
         {
             (void)hipGetLastError();
@@ -191,6 +191,13 @@ struct segmented_runner
         return granted;
     }
 
+    /// Largest segment of the classes that the binning lists, the wide one included.
+    std::uint64_t largest_binned() const
+    {
+        return wide_flash_network ? config::wide_flash_network_capacity : largest_small();
+    }
+
+    /// Largest segment of the classes on packed lists: the partition sizes its buckets for them.
     std::uint64_t largest_small() const
     {
         if(flash_network) return config::flash_network_capacity;
@@ -599,8 +606,7 @@ struct segmented_runner
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
-        if(single_size > largest_small()
-           && !(wide_flash_network && single_size <= config::wide_flash_network_capacity))
+        if(single_size > largest_binned())
         {
             large.assign(1, segment_range{0, single_size});
         }
@@ -652,7 +658,7 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
         HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
         segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                            stream, sms};
+                                            stream, sms, device};
         runner.enable_dynamic_classes();
         return runner.run(source, segments, keys_in, values_in, single_size);
     }
