@@ -332,18 +332,19 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
-// Many segments of 16385-65536 keys without values: up to 24576 the wide flash network class
-// (one block each), above it one partition round over all of them (chunks of several segments
-// side by side), buckets that land in the network classes and, for skewed keys (an outlier, few
-// values), in further rounds; all-equal segments are finished by their scatter. With five
-// segments the round is cut into chunks differently.
+// Many segments of 16385-100000 keys without values: up to 65536 the wide flash network class
+// (one block each, in up to four windows of buckets), above it one partition round over all of
+// them (chunks of several segments side by side), buckets that land in the network classes and,
+// for skewed keys (an outlier, few values), segments the wide class defers and further rounds;
+// all-equal segments are finished by their scatter. With five segments the round is cut into
+// chunks differently.
 TEST(SegmentedSort, ManyMediumSegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    const std::size_t pattern[] = {16385, 20000, 24576, 24577, 32768, 32769, 50000, 65536};
+    const std::size_t pattern[] = {16385, 24577, 32769, 50000, 65535, 65536, 65537, 100000};
     std::vector<std::size_t> many;
     for(std::size_t i = 0; i < 40; i++) many.push_back(pattern[i % 8]);
-    const std::vector<std::size_t> few = {65536, 16385, 40000, 65535, 30000};
+    const std::vector<std::size_t> few = {65537, 16385, 40000, 65536, 131072};
     std::uint64_t seed = 3500;
     for(const order ord : {order::ascending, order::descending})
     {
@@ -368,7 +369,7 @@ TEST(SegmentedSort, ManyMediumSegments)
 // keys can make a segment's rows longer than its block's staged row; the block then sorts its
 // buckets in windows, reading the segment again for each (from a copy when sorting in place).
 // Segments of 24448 keys whose images span [0, 2^27) fall into 128 buckets of 2^20 images: 62
-// of 257 keys and 66 of 129, rows of 28416 slots (about 28000 fit an H100's half LDS).
+// of 257 keys and 66 of 129, rows of 28416 slots (about 27800 fit an H100's half LDS).
 TEST(SegmentedSort, WideFlashNetworkWindows)
 {
     HIPFLASHSORT_REQUIRE_GPU();

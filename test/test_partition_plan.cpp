@@ -248,4 +248,54 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
     check_classes<std::uint64_t, std::uint64_t>();
 }
 
+// The wide flash network class's size limit for a staged row: every segment up to it has its
+// bucket rows start inside max_windows windows (the kernel's plan_windows does not check), and
+// the limit is not far below the exact largest such size.
+template <class Key>
+void check_largest_windowed()
+{
+    using sorter = typename hipflashsort::detail::segmented_config<Key, hipflashsort::empty_type>::wide_flash_network_sorter;
+    // The most a segment of n keys can have its last bucket row start at: every bucket rounded up.
+    const auto last_row_bound = [](std::uint64_t n) {
+        const std::uint64_t buckets = std::max<std::uint64_t>(2, (n + sorter::bucket_goal - 1) / sorter::bucket_goal);
+        return n + (sorter::line_items - 1) * buckets;
+    };
+    // H100 / A100 / gfx9 rows of 4-byte keys, then a sweep.
+    std::vector<unsigned int> rows = {27808, 19616, 7072, sorter::largest_row, sorter::largest_row + 1, sorter::whole_slots};
+    for(unsigned int slots = 1000; slots < sorter::whole_slots; slots += 997) rows.push_back(slots);
+    for(const unsigned int slots : rows)
+    {
+        const unsigned int limit = sorter::largest_windowed(slots);
+        ASSERT_LE(limit, sorter::capacity) << slots;
+        if(slots <= sorter::largest_row)
+        {
+            EXPECT_EQ(limit, 0u) << slots;
+            continue;
+        }
+        const std::uint64_t reach = std::uint64_t(sorter::max_windows) * (slots - sorter::largest_row);
+        if(limit == 0)
+        {
+            EXPECT_GE(last_row_bound(sorter::bucket_goal), reach) << slots; // too short for a useful segment
+            continue;
+        }
+        for(std::uint64_t n = 1; n <= limit; n += n < 4096 ? 1 : 61) ASSERT_LT(last_row_bound(n), reach) << slots << " " << n;
+        EXPECT_LT(last_row_bound(limit), reach) << slots;
+        if(limit < sorter::capacity)
+        {
+            // Within 1% of the exact limit (the bound's +1 bucket rounds it down).
+            std::uint64_t exact = limit;
+            while(exact < sorter::capacity && last_row_bound(exact + 1) < reach) exact++;
+            EXPECT_GE(limit, exact - exact / 100 - sorter::line_items) << slots;
+        }
+    }
+}
+
+TEST(SegmentedConfig, WideFlashNetworkLimitFitsItsWindows)
+{
+    check_largest_windowed<std::uint32_t>();
+    check_largest_windowed<float>();
+    check_largest_windowed<std::uint16_t>();
+    check_largest_windowed<std::uint8_t>();
+}
+
 } // namespace

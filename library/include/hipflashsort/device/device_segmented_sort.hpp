@@ -18,9 +18,9 @@ namespace hipflashsort {
 /// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
 /// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead), then
-/// up to 24576 by the same block in half a multiprocessor's LDS where that holds nearly all its
-/// buckets at once (H100: 113 KiB; buckets it does not hold are sorted in further windows, each
-/// reading the segment again). With
+/// up to 65536 by the same block in half a multiprocessor's LDS, its buckets in up to four
+/// windows that each read the segment again (H100: 113 KiB, about 27800 staged keys; where the
+/// LDS is smaller, up to the size whose buckets four windows take). With
 /// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
 /// then one block's network on the same composites up to 1024, block_flash_sort above it (below),
 /// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS

@@ -45,6 +45,7 @@ struct flash_network_sort
     static_assert(sizeof(Key) <= 4, "the networks sort 32-bit images");
     static_assert(Capacity % BlockSize == 0 && BlockSize % 32 == 0, "whole items per thread, 32-lane groups");
 
+    static constexpr unsigned int capacity = Capacity;
     static constexpr unsigned int items = Capacity / BlockSize; // keys per thread and pass
     static constexpr unsigned int bucket_goal = 192;
     static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
@@ -82,12 +83,19 @@ struct flash_network_sort
     {
         return bytes > row_offset ? (bytes - row_offset) / static_cast<unsigned int>(sizeof(Key)) : 0u;
     }
-    /// Whether a staged row of `slots` keys takes every segment in at most max_windows windows:
-    /// plan_windows puts a bucket whose row starts at slot P (at most whole_slots, after empty
-    /// buckets) into window P / (slots - largest_row).
-    HIPFLASHSORT_HOST_DEVICE static constexpr bool windows_fit(unsigned int slots)
+    /// Largest segment that a staged row of `slots` keys takes in at most max_windows windows (0:
+    /// none). plan_windows puts a bucket whose row starts at slot P into window
+    /// P / (slots - largest_row); the rows of n keys, in at most n / bucket_goal + 1 buckets of
+    /// whole lines, start at P <= n + (line_items - 1) * (n / bucket_goal + 1) (whole_slots for
+    /// the capacity, after empty buckets).
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int slots)
     {
-        return slots >= whole_slots || (slots > largest_row && whole_slots / (slots - largest_row) < max_windows);
+        if(slots >= whole_slots) return Capacity;
+        if(slots <= largest_row) return 0;
+        const std::uint64_t reach = std::uint64_t(max_windows) * (slots - largest_row); // P < reach
+        if(reach <= line_items) return 0;
+        const std::uint64_t n = (reach - line_items) * bucket_goal / (bucket_goal + line_items - 1);
+        return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
     }
 
     storage_type& lds;

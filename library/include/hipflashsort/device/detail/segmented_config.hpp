@@ -232,22 +232,28 @@ struct segmented_config
         && flash_network_capacity > dynamic_flash_top;
 
     // Keys alone of up to 4 bytes take the wide flash network class above the flash network
-    // class, up to wide_flash_network_capacity keys: flash_network_sort by one block of 512
-    // threads, two per multiprocessor, each with half its LDS (113 KiB on an H100, a row of about
-    // 28400 4-byte keys), in windows of buckets where the row is short of the capacity (bucket
-    // rows are rounded to whole lines, so that can happen), each window reading the segment
-    // again. Its segments are large ones: it takes them before the partition, which gets those
-    // it defers. H100, 2^26 keys in segments of 16385 / 20000 / 24576 keys, Gkeys/s, through
-    // the partition -> this class (scratch driver, two runs): u32 57.0 / 55.6 / 58.7 -> 75.9-76.7
-    // / 76.3-77.9 / 76.4-77.6, f32 50.9 / 54.2 / 56.1 -> 65.8-66.3 / 66.6-67.3 / 56.2-56.8 (their
-    // zero masks leave a shorter row, so about two windows at 24576). More windows cost more than
-    // the partition: capacity 32768 with this LDS ran u32 28000 / 32768 keys at 59.5 / 57.6
-    // against 60.5 / 62.7 partitioned, 65536 keys in three windows at 43.7 against 56-58; one
-    // block of 1024 threads per multiprocessor with all of its LDS (two windows at 65536) ran
-    // 32768 / 40000 / 65536 keys at 64-67 / 60-67 / 52-53 against 62 / 61-62 / 56-59.
+    // class, up to wide_flash_network_capacity keys (fewer where its windows do not take that
+    // many: the runner's wide_limit): flash_network_sort by one block of 512 threads, two per
+    // multiprocessor, each with half its LDS (113 KiB on an H100, a row of about 27800 4-byte
+    // keys), in windows of buckets where the row is short of the segment's rows, each window
+    // reading the segment again (from L2 mostly). Its segments are large ones: it takes them
+    // before the partition, which gets those it defers.
+    // H100, 2^26 keys, Gkeys/s, scratch driver, two runs each:
+    // - at beac043 (capacity 24576) segments of 16385 / 20000 / 24576 keys went from the
+    //   partition to this class: u32 57.0 / 55.6 / 58.7 -> 75.9-76.7 / 76.3-77.9 / 76.4-77.6,
+    //   f32 50.9 / 54.2 / 56.1 -> 65.8-66.3 / 66.6-67.3 / 56.2-56.8; larger capacities then ran
+    //   slower than the partition (65536 keys in three windows at 43.7 against 56-58).
+    // - Since flash_network_sort issues its loads in batches (7b2b927), rereading costs less:
+    //   capacity 65536, segments of 24577 / 32768 / 40000 / 65536 keys, partition -> this
+    //   class: u32 57.4-58.9 / 58.4-59.9 / 58.8-60.8 / 58.2-58.8 -> 79.5-80.2 / 72.6-73.4 /
+    //   71.8-72.2 / 62.3-62.8, f32 53.1-55.8 / 56.5-56.9 / 53.6-56.0 / 52.7-54.2 -> 68.3-68.7 /
+    //   73.2-73.4 / 71.3-71.7 / 54.7-55.2 (four windows: the float zero masks shorten the row);
+    //   50000 keys (three windows) 59.7-59.8 and 59.1-59.2. One block of 1024 threads per
+    //   multiprocessor with all of its LDS ran 24577 keys at 58.5-59.1 (u32) and 63.4 (f32),
+    //   65536 at 62.2-62.8 and 66.3.
     static constexpr bool has_wide_flash_network = has_flash_network && !has_values<Value>;
     static constexpr unsigned int wide_flash_network_block = 512;
-    static constexpr unsigned int wide_flash_network_capacity = 24576;
+    static constexpr unsigned int wide_flash_network_capacity = 65536;
     using wide_flash_network_sorter
         = flash_network_sort<Key, wide_flash_network_block, wide_flash_network_capacity, true>;
 

@@ -126,6 +126,7 @@ struct segmented_runner
                                  segment_range*, unsigned int*, order);
     wide_kernel wide_flash_network = nullptr;
     unsigned int wide_slots = 0; // the wide class's staged row, in keys
+    unsigned int wide_limit = 0; // its largest segment: the most its windows take
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
     /// to the next class that takes them, or to the partition.
@@ -145,7 +146,8 @@ struct segmented_runner
     }
 
     /// The wide flash network class, with the LDS that leaves room for two of its blocks per
-    /// multiprocessor (at most what its whole capacity needs), where its windows fit.
+    /// multiprocessor (at most what its whole capacity needs), for the segments its windows take
+    /// (all of its capacity on an H100), where that reaches above the flash network class.
     void enable_wide_flash_network()
     {
         using sorter = typename config::wide_flash_network_sorter;
@@ -161,10 +163,12 @@ struct segmented_runner
         const unsigned int half = static_cast<unsigned int>(per_sm) / 2 - lds_reserved_per_block();
         const unsigned int bytes = std::min(sorter::lds_bytes(sorter::whole_slots), half) / 16 * 16;
         const unsigned int slots = sorter::slots_in(bytes);
-        if(sorter::windows_fit(slots) && opt_in(reinterpret_cast<const void*>(kernel), bytes))
+        const unsigned int limit = sorter::largest_windowed(slots);
+        if(limit > config::flash_network_capacity && opt_in(reinterpret_cast<const void*>(kernel), bytes))
         {
             wide_flash_network = kernel;
             wide_slots = slots;
+            wide_limit = limit;
         }
     }
 
@@ -194,7 +198,7 @@ struct segmented_runner
     /// Largest segment of the classes that the binning lists, the wide one included.
     std::uint64_t largest_binned() const
     {
-        return wide_flash_network ? config::wide_flash_network_capacity : largest_small();
+        return wide_flash_network ? wide_limit : largest_small();
     }
 
     /// Largest segment of the classes on packed lists: the partition sizes its buckets for them.
@@ -229,7 +233,7 @@ struct segmented_runner
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
         }
         l.classes = config::classes;
-        l.wide = wide_flash_network ? config::wide_flash_network_capacity : l.limit[config::classes - 1];
+        l.wide = wide_flash_network ? wide_limit : l.limit[config::classes - 1];
         return l;
     }
 
