@@ -332,12 +332,22 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
-// Many segments of 16385-100000 keys without values: up to 65536 the wide flash network class
-// (one block each, in up to four windows of buckets), above it one partition round over all of
-// them (chunks of several segments side by side), buckets that land in the network classes and,
-// for skewed keys (an outlier, few values), segments the wide class defers and further rounds;
-// all-equal segments are finished by their scatter. With five segments the round is cut into
-// chunks differently.
+/// Segments the wide flash network class takes when a call has this many of them: two per
+/// multiprocessor (fewer go to the partition).
+std::size_t wide_class_segments()
+{
+    int device = 0, multiprocessors = 0;
+    if(hipGetDevice(&device) != hipSuccess
+       || hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device) != hipSuccess)
+        ADD_FAILURE() << "no multiprocessor count";
+    return 2 * static_cast<std::size_t>(multiprocessors);
+}
+
+// Forty segments of 16385-100000 keys without values: too few for the wide flash network class
+// (one block per segment), so one partition round takes all of them (chunks of several segments
+// side by side), with buckets that land in the network classes and, for skewed keys (an outlier,
+// few values), further rounds; all-equal segments are finished by their scatter. With five
+// segments the round is cut into chunks differently.
 TEST(SegmentedSort, ManyMediumSegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -365,17 +375,40 @@ TEST(SegmentedSort, ManyMediumSegments)
     }
 }
 
+// Enough segments of 16385-65536 keys for the wide flash network class: one block each, in up to
+// four windows of buckets (four for f32 segments of 65536 keys on an H100: the zero masks shorten
+// the row); 65537 and above go to the partition, as do segments with a bucket over 1024 keys
+// (outliers, few values), which the class hands back.
+TEST(SegmentedSort, WideFlashNetworkClass)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {16385, 24577, 65536, 32769, 50000, 65535, 40000, 65537};
+    std::vector<std::size_t> sizes;
+    for(std::size_t i = 0; i < wide_class_segments() + 8; i++) sizes.push_back(pattern[i % 8]);
+    std::uint64_t seed = 3700;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, ord == order::ascending, seed++);
+        check_segmented<float, int, false>(sizes, 1, distribution::special_floats, ord, true, seed++);
+        check_segmented<float, long long, false>(sizes, 0, distribution::coarse_and_fine, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::outlier, ord, false, seed++);
+        check_segmented<std::int16_t, int, false>(sizes, 2, distribution::few_unique, ord, true, seed++);
+        check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+    }
+}
+
 // The wide flash network class rounds every bucket's row up to whole lines, so buckets of 32k + 1
 // keys can make a segment's rows longer than its block's staged row; the block then sorts its
 // buckets in windows, reading the segment again for each (from a copy when sorting in place).
 // Segments of 24448 keys whose images span [0, 2^27) fall into 128 buckets of 2^20 images: 62
-// of 257 keys and 66 of 129, rows of 28416 slots (about 27800 fit an H100's half LDS).
+// of 257 keys and 66 of 129, rows of 28416 slots (about 27800 fit an H100's half LDS). Enough
+// of them for the class to take them.
 TEST(SegmentedSort, WideFlashNetworkWindows)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     std::mt19937 rng(91);
     segment_list l;
-    for(int segment = 0; segment < 12; segment++)
+    for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
     {
         std::vector<std::uint32_t> seg;
         for(std::uint32_t b = 0; b < 128; b++)

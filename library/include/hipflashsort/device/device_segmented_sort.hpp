@@ -20,7 +20,8 @@ namespace hipflashsort {
 /// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead), then
 /// up to 65536 by the same block in half a multiprocessor's LDS, its buckets in up to four
 /// windows that each read the segment again (H100: 113 KiB, about 27800 staged keys; where the
-/// LDS is smaller, up to the size whose buckets four windows take). With
+/// LDS is smaller, up to the size whose buckets four windows take), when a call has at least two
+/// such segments per multiprocessor (fewer, and the partition's buckets, go to the partition). With
 /// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
 /// then one block's network on the same composites up to 1024, block_flash_sort above it (below),
 /// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS

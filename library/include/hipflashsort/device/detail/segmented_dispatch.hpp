@@ -195,11 +195,11 @@ struct segmented_runner
         return granted;
     }
 
-    /// Largest segment of the classes that the binning lists, the wide one included.
-    std::uint64_t largest_binned() const
-    {
-        return wide_flash_network ? wide_limit : largest_small();
-    }
+    /// Fewest wide-class segments worth its launch: one block per segment, two per
+    /// multiprocessor, so fewer would leave multiprocessors idle while the partition spreads
+    /// them over all (H100: one segment of 65536 keys, the device sort of 2^16 keys, ran at 0.38
+    /// Gkeys/s in the wide class against 1.2-1.3 partitioned).
+    unsigned int wide_min_segments() const { return 2u * static_cast<unsigned int>(std::max(1, multiprocessors)); }
 
     /// Largest segment of the classes on packed lists: the partition sizes its buckets for them.
     std::uint64_t largest_small() const
@@ -215,7 +215,11 @@ struct segmented_runner
     template <class T>
     T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
 
-    class_limits limits() const
+    /// The classes' limits; `wide`: whether the wide class takes its segments (the partition's
+    /// buckets skip it: a plan that aims at a further round cuts buckets of up to 65536 keys, and
+    /// a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class against
+    /// 28.9-30.1 through that round on an H100).
+    class_limits limits(bool wide) const
     {
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
@@ -233,7 +237,7 @@ struct segmented_runner
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
         }
         l.classes = config::classes;
-        l.wide = wide_flash_network ? wide_limit : l.limit[config::classes - 1];
+        l.wide = wide_flash_network && wide ? wide_limit : l.limit[config::classes - 1];
         return l;
     }
 
@@ -256,18 +260,18 @@ struct segmented_runner
     /// launched, so only classes that hold segments get a launch, each with a grid of its size;
     /// the large segments' list comes back after those launches (a second synchronization, while
     /// the GPU sorts). `single_size`: the size of the only segment when the host knows it
-    /// (device-level sort), which needs no read-back. `counters_zeroed`: a partition's plan
-    /// upload zeroed the class counters.
+    /// (device-level sort), which needs no read-back. `buckets`: the segments are a partition
+    /// round's buckets (its plan upload zeroed the class counters).
     template <class Source>
     hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
-                          std::vector<segment_range>& large, bool counters_zeroed, std::uint64_t single_size = 0)
+                          std::vector<segment_range>& large, bool buckets, std::uint64_t single_size = 0)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
-        const class_limits l = limits();
+        const class_limits l = limits(!buckets);
         class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list),
                           at<segment_range>(plan.wide_list), {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
-        if(!counters_zeroed)
+        if(!buckets)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
         const unsigned int bin_grid = grid_for(segments, 256, config::grid_blocks_per_sm);
         bin_segments_kernel<<<bin_grid, 256, 0, stream>>>(source, segments, l, lists, counts, keys_in, keys_out,
@@ -281,6 +285,19 @@ struct segmented_runner
         {
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, counts, sizeof(host), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+        }
+        unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
+        if(wide != 0 && wide < wide_min_segments())
+        {
+            // Too few for the wide class: they join the large list (and its device counter, which
+            // the deferring classes append to) before anything else writes it.
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(lists.large + host[config::large_class], lists.wide,
+                                                        wide * sizeof(segment_range), hipMemcpyDeviceToDevice, stream));
+            host[config::large_class] += wide;
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(counts + config::large_class, &host[config::large_class],
+                                                        sizeof(unsigned int), hipMemcpyHostToDevice, stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream)); // the host value is read by the copy
+            wide = 0;
         }
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in, values_in,
@@ -297,7 +314,6 @@ struct segmented_runner
                 class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
                 lists.large, counts + config::large_class, ord);
         }
-        const unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
         if constexpr(config::has_wide_flash_network)
         {
             if(wide != 0)
@@ -610,7 +626,7 @@ struct segmented_runner
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
-        if(single_size > largest_binned())
+        if(single_size > largest_small()) // a lone segment: never enough for the wide class
         {
             large.assign(1, segment_range{0, single_size});
         }
