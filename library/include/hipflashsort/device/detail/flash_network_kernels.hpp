@@ -174,9 +174,8 @@ private:
             // the compiler issued the loads one by one, each just before its use, and the block
             // waited for every key (ncu, f32 segments of 16384: 39% of the stall samples waited
             // on a load, nearly all at a key's first use). H100, 2^26 keys, segments of 16384 /
-            // 24576, Gkeys/s:
-            // u32 99.6-100.9 / 77.7-78.0 -> 111.7-111.9 / 87.6, f32 71.9 / 55.8-56.7 -> 96.7 /
-            // 72.9.
+            // 24576, Gkeys/s: u32 99.6-100.9 / 77.7-78.0 -> 111.7-111.9 / 87.6, f32 71.9 /
+            // 55.8-56.7 -> 96.7 / 72.9.
             Key keys[unroll];
 #pragma unroll
             for(unsigned int j = 0; j < unroll; j++)

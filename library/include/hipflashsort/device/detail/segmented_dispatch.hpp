@@ -287,18 +287,9 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
-        if(wide != 0 && wide < wide_min_segments())
-        {
-            // Too few for the wide class: they join the large list (and its device counter, which
-            // the deferring classes append to) before anything else writes it.
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(lists.large + host[config::large_class], lists.wide,
-                                                        wide * sizeof(segment_range), hipMemcpyDeviceToDevice, stream));
-            host[config::large_class] += wide;
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(counts + config::large_class, &host[config::large_class],
-                                                        sizeof(unsigned int), hipMemcpyHostToDevice, stream));
-            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream)); // the host value is read by the copy
-            wide = 0;
-        }
+        // Too few for the wide class: its list comes back to the host with the large one.
+        const unsigned int wide_to_partition = wide < wide_min_segments() ? wide : 0u;
+        wide -= wide_to_partition;
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
@@ -333,10 +324,16 @@ struct segmented_runner
                                                         sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
-        large.resize(host[config::large_class]);
+        const unsigned int listed = host[config::large_class];
+        large.resize(listed + wide_to_partition);
         if(large.empty()) return hipSuccess;
-        HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, large.size() * sizeof(segment_range),
-                                                    hipMemcpyDeviceToHost, stream));
+        if(listed != 0)
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, listed * sizeof(segment_range),
+                                                        hipMemcpyDeviceToHost, stream));
+        if(wide_to_partition != 0)
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + listed, lists.wide,
+                                                        wide_to_partition * sizeof(segment_range),
+                                                        hipMemcpyDeviceToHost, stream));
         return hipStreamSynchronize(stream);
     }
 
