@@ -427,6 +427,38 @@ TEST(SegmentedSort, WideFlashNetworkWindows)
     check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
+// Skewed keys give the wide class buckets of 513 to 1024 keys, which the windowed sort splits into
+// two halves of the 512-key network and merges (sort_large_bucket); a bucket of 1025 hands its
+// segment to the partition. Segments of 24448 keys in 128 buckets of 2^20 images, as above, with
+// three large buckets each (sizes cycling through the cases) and 176 or 177 keys in the others.
+TEST(SegmentedSort, WideFlashNetworkLargeBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const unsigned int large[][3] = {{1024, 513, 900}, {600, 1000, 777}, {1025, 514, 513}, {1023, 1022, 700}};
+    std::mt19937 rng(92);
+    segment_list l;
+    for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
+    {
+        const unsigned int* big = large[segment % 4];
+        const unsigned int rest = 24448 - (big[0] + big[1] + big[2]);
+        std::vector<std::uint32_t> seg;
+        for(std::uint32_t b = 0; b < 128; b++)
+        {
+            const unsigned int slot = (b * 37 + static_cast<unsigned int>(segment)) % 128;
+            const unsigned int count = slot < 3 ? big[slot] : rest / 125 + (slot - 3 < rest % 125 ? 1 : 0);
+            for(unsigned int i = 0; i < count; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
+        }
+        seg.front() = 0;
+        seg.back() = (1u << 27) - 1;
+        std::shuffle(seg.begin(), seg.end(), rng);
+        l.add(seg);
+    }
+    ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
+    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
+    check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, false);
+}
+
 // Pairs between the wavefront networks and the partition: the block network on composites up to
 // 1024, block_flash_sort, then flash_network_pair_sort (stable ranks per bucket, composites
 // sorted per bucket). Equal keys (few unique, two values, ±0) must keep input order; skewed

@@ -58,6 +58,20 @@ struct flash_network_sort
     static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
 
+    // What the windowed sort reads from LDS after each window's networks instead of holding it
+    // in registers across them, where it made the networks spill (H100, 2^26 u32 keys, segments
+    // of 24577 / 65536 keys: 80.3-80.6 / 62.0-62.7 -> 83.8-83.9 / 65.7-66.0 Gkeys/s).
+    struct window_job
+    {
+        const Key* in;
+        Key* out;
+        Key* scratch;
+        unsigned int size;
+        unsigned int below;
+        unsigned int windows;
+        bool zeros;
+    };
+
     struct storage_type
     {
         unsigned int cursor[max_buckets];    // bucket counts, then the next free LDS slot of each
@@ -69,6 +83,7 @@ struct flash_network_sort
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
         flash_classifier<Key> classify; // read again by each window, not held across the networks
+        window_job job;                 // likewise
     };
     // The staged row starts on a 128-byte line.
     static constexpr unsigned int row_offset = (sizeof(storage_type) + 127) / 128 * 128;
@@ -122,23 +137,34 @@ struct flash_network_sort
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
         if constexpr(Windowed)
         {
-            if(threadIdx.x == 0) lds.classify = classify;
+            if(threadIdx.x == 0)
+            {
+                lds.classify = classify;
+                lds.job = window_job{in, out, scratch, size, below, 0, zeros};
+            }
         }
         count(in, size, classify);
         if(!plan_buckets(classify.buckets, size)) return false;
         if constexpr(Windowed)
         {
-            const unsigned int windows = plan_windows(classify.buckets);
-            const bool copy = windows > 1 && in == out;
-            for(unsigned int w = 0; w < windows; w++)
+            plan_windows(classify.buckets);
+            for(unsigned int w = 0; w < lds.job.windows; w++)
             {
+                const window_job job = lds.job;
+                const bool copy = job.windows > 1 && job.in == job.out;
                 const unsigned int first = lds.window_first[w], last = lds.window_first[w + 1];
                 const unsigned int base = lds.lds_first[first];
-                stage(w == 0 || !copy ? in : scratch, size, lds.classify, first, last, base,
-                      copy && w == 0 ? scratch : nullptr);
-                sort_buckets(out, first, last, base);
+                stage(w == 0 || !copy ? job.in : job.scratch, job.size, lds.classify, first, last, base,
+                      copy && w == 0 ? job.scratch : nullptr);
+                sort_buckets(nullptr, first, last, base);
                 syncthreads(); // the row is staged again by the next window
             }
+            if constexpr(codec::is_float)
+            {
+                if(lds.job.zeros) restore_zero_order(lds.job.out, lds.job.size, lds.job.below);
+            }
+            syncthreads(); // the LDS is reused by the next segment
+            return true;
         }
         else
         {
@@ -264,8 +290,8 @@ private:
     /// Cuts the buckets into windows whose rows fit the staged row: bucket b goes to window
     /// lds_first[b] / step, so a window's rows start within step slots of its first row and end
     /// within step + largest_row <= slots. Consecutive buckets differ by at most one window, so
-    /// every window up to the last has a first bucket. Returns the number of windows.
-    HIPFLASHSORT_DEVICE unsigned int plan_windows(unsigned int buckets)
+    /// every window up to the last has a first bucket. The number of windows goes to lds.job.
+    HIPFLASHSORT_DEVICE void plan_windows(unsigned int buckets)
     {
         const unsigned int step = slots - largest_row;
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
@@ -274,9 +300,12 @@ private:
             if(b == 0 || lds.lds_first[b - 1] / step != w) lds.window_first[w] = b;
         }
         const unsigned int windows = lds.lds_first[buckets - 1] / step + 1;
-        if(threadIdx.x == 0) lds.window_first[windows] = buckets;
+        if(threadIdx.x == 0)
+        {
+            lds.window_first[windows] = buckets;
+            lds.job.windows = windows;
+        }
         syncthreads();
-        return windows;
     }
 
     /// Stages the keys of buckets [first, last) at their rows, shifted down by the window's first
@@ -296,23 +325,33 @@ private:
 
     HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int first, unsigned int last, unsigned int base)
     {
-        sort_bucket_rows<BlockSize, largest_bucket>(first, last, lds.out_first,
-                                                    [&](auto lanes, auto items, unsigned int b, unsigned int n,
-                                                        unsigned int member) {
-                                                        sort_bucket<decltype(lanes)::value, decltype(items)::value>(
-                                                            out, b, n, member, base);
-                                                    });
+        sort_bucket_rows<BlockSize, largest_bucket>(
+            first, last, lds.out_first,
+            [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
+                if constexpr(Windowed && decltype(items)::value == 32)
+                    sort_large_bucket(b, n, member, base);
+                else
+                    sort_bucket<decltype(lanes)::value, decltype(items)::value>(out, b, n, member, base);
+            });
     }
 
     /// One bucket of n keys (n may be 0) by a logical wavefront of Lanes lanes: its staged run is
-    /// read striped, sorted as lossless images, stored back in place as a swizzled row and copied
-    /// out striped.
+    /// sorted (sort_run) and copied out striped, to `out` (the windowed sort's lds.job.out).
     template <unsigned int Lanes, unsigned int Items>
     HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n, unsigned int member,
                                          unsigned int base)
     {
-        using slots_of = swizzled_row<Key, Items>;
         Key* const row = staged() + (lds.lds_first[b] - base);
+        sort_run<Lanes, Items>(row, n, member);
+        Key* const to = (Windowed ? lds.job.out : out) + lds.out_first[b];
+        for(unsigned int i = member; i < n; i += Lanes) to[i] = row[swizzled_row<Key, Items>::slot(i)];
+    }
+
+    /// Sorts a staged run of n keys in place: read striped, sorted as lossless images by a logical
+    /// wavefront of Lanes lanes, stored back as a swizzled row of whole lines.
+    template <unsigned int Lanes, unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort_run(Key* row, unsigned int n, unsigned int member)
+    {
         std::uint32_t images[Items];
         load_striped_images<Lanes>(row, n, member, ord, images);
         // Unrolled: buckets of over 512 keys are rare, and the merge loop of 32 items per lane
@@ -322,10 +361,51 @@ private:
         Key sorted[Items];
         decode_images(images, ord, sorted);
         wave_barrier(); // every lane has read the run
-        slots_of::store_below(row, member * Items, sorted, (n + line_items - 1) / line_items * line_items);
+        swizzled_row<Key, Items>::store_below(row, member * Items, sorted,
+                                              (n + line_items - 1) / line_items * line_items);
         wave_barrier();
-        Key* const to = out + lds.out_first[b];
-        for(unsigned int i = member; i < n; i += Lanes) to[i] = row[slots_of::slot(i)];
+    }
+
+    /// The windowed sort's buckets of 513 to 1024 keys (skewed keys; n > 512 here): each half
+    /// sorted by the 512-key network of 32 lanes, then merged by the same lanes, 32 outputs each,
+    /// from a merge-path split, straight to the output. The 1024-key network (32 keys per lane)
+    /// made the windowed kernel spill in its common paths as well (ptxas, u32: 160 bytes of spill
+    /// stores with it, 20 without). H100, 2^26 keys, Gkeys/s, with the LDS job above: u32
+    /// segments of 24577 / 65536 keys 83.8-83.9 / 65.7-66.0 -> 94.3-94.4 / 69.9-70.0.
+    HIPFLASHSORT_DEVICE void sort_large_bucket(unsigned int b, unsigned int n, unsigned int member, unsigned int base)
+    {
+        constexpr unsigned int half = 512, lanes = 32, per_lane = 1024 / lanes;
+        using slots_of = swizzled_row<Key, half / lanes>;
+        static_assert(half % line_items == 0, "the second half starts on a whole line");
+        Key* const row = staged() + (lds.lds_first[b] - base);
+        sort_run<lanes, half / lanes>(row, half, member);
+        sort_run<lanes, half / lanes>(row + half, n - half, member);
+        const unsigned int rest = n - half;
+        const auto a_image = [&](unsigned int i) { return image_of(row[slots_of::slot(i)]); };
+        const auto b_image = [&](unsigned int i) { return image_of(row[half + slots_of::slot(i)]); };
+        // This lane's outputs [d, d + per_lane): the first a of them come from the first half.
+        const unsigned int d = min_of(member * per_lane, n);
+        unsigned int lo = d > rest ? d - rest : 0u, hi = min_of(d, half);
+        while(lo < hi)
+        {
+            const unsigned int mid = (lo + hi) / 2;
+            if(a_image(mid) <= b_image(d - 1 - mid)) lo = mid + 1;
+            else hi = mid;
+        }
+        unsigned int a = lo, c = d - lo;
+        Key* const to = lds.job.out + lds.out_first[b];
+        for(unsigned int k = d; k < min_of(d + per_lane, n); k++)
+        {
+            const bool from_a = c >= rest || (a < half && a_image(a) <= b_image(c));
+            to[k] = from_a ? row[slots_of::slot(a)] : row[half + slots_of::slot(c)];
+            a += from_a;
+            c += !from_a;
+        }
+    }
+
+    HIPFLASHSORT_DEVICE std::uint32_t image_of(const Key& k) const
+    {
+        return static_cast<std::uint32_t>(codec::lossless_image(k, ord));
     }
 
     /// The networks put -0 before +0; the zeros' run, from output position `below`, is rewritten
@@ -400,8 +480,9 @@ __global__ __launch_bounds__(BlockSize, 2) void wide_flash_network_kernel(
     {
         const segment_range r = list[index];
         const auto size = static_cast<unsigned int>(r.end - r.begin);
+        // The entry is read again for a deferral, rather than held across the sort.
         if(!sort.sort(keys_in + r.begin, keys_out + r.begin, size, scratch + r.begin) && threadIdx.x == 0)
-            deferred[atomicAdd(deferred_count, 1u)] = r;
+            deferred[atomicAdd(deferred_count, 1u)] = list[index];
         syncthreads();
     }
 }
