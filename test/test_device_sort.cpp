@@ -397,30 +397,41 @@ TEST(SegmentedSort, WideFlashNetworkClass)
     }
 }
 
-// The wide flash network class rounds every bucket's row up to whole lines, so buckets of 32k + 1
-// keys can make a segment's rows longer than its block's staged row; the block then sorts its
-// buckets in windows, reading the segment again for each (from a copy when sorting in place).
-// Segments of 24448 keys whose images span [0, 2^27) fall into 128 buckets of 2^20 images: 62
-// of 257 keys and 66 of 129, rows of 28416 slots (about 27800 fit an H100's half LDS). Enough
-// of them for the class to take them.
-TEST(SegmentedSort, WideFlashNetworkWindows)
+/// Segments of 24448 keys for the wide class's window tests, enough for the class to take them:
+/// images in [0, 2^27), so 128 buckets of 2^20 images; bucket b of segment s holds
+/// count(s, (b * 37 + s) % 128) keys (the buckets in another order in each segment), bucket 0
+/// the minimum and bucket 127 the maximum, shuffled.
+template <class Count>
+segment_list wide_window_segments(std::uint32_t seed, Count count)
 {
-    HIPFLASHSORT_REQUIRE_GPU();
-    std::mt19937 rng(91);
+    std::mt19937 rng(seed);
     segment_list l;
     for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
     {
         std::vector<std::uint32_t> seg;
         for(std::uint32_t b = 0; b < 128; b++)
         {
-            const unsigned int count = (b * 37 + segment) % 128 < 62 ? 257 : 129;
-            for(unsigned int i = 0; i < count; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
+            const unsigned int n = count(segment, static_cast<unsigned int>((b * 37 + segment) % 128));
+            for(unsigned int i = 0; i < n; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
         }
-        seg.front() = 0; // bucket 0 holds the minimum, 2^27 - 1 the maximum
+        seg.front() = 0;
         seg.back() = (1u << 27) - 1;
         std::shuffle(seg.begin(), seg.end(), rng);
         l.add(seg);
     }
+    return l;
+}
+
+// The wide flash network class rounds every bucket's row up to whole lines, so buckets of 32k + 1
+// keys can make a segment's rows longer than its block's staged row; the block then sorts its
+// buckets in windows, reading the segment again for each (from a copy when sorting in place).
+// 62 buckets of 257 keys and 66 of 129 take rows of 28416 slots (about 27800 fit an H100's half
+// LDS).
+TEST(SegmentedSort, WideFlashNetworkWindows)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const segment_list l
+        = wide_window_segments(91, [](std::size_t, unsigned int slot) { return slot < 62 ? 257u : 129u; });
     ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
@@ -429,30 +440,17 @@ TEST(SegmentedSort, WideFlashNetworkWindows)
 
 // Skewed keys give the wide class buckets of 513 to 1024 keys, which the windowed sort splits into
 // two halves of the 512-key network and merges (sort_large_bucket); a bucket of 1025 hands its
-// segment to the partition. Segments of 24448 keys in 128 buckets of 2^20 images, as above, with
-// three large buckets each (sizes cycling through the cases) and 176 or 177 keys in the others.
+// segment to the partition. Three large buckets per segment (sizes cycling through the cases),
+// 176 or 177 keys in the others.
 TEST(SegmentedSort, WideFlashNetworkLargeBuckets)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     const unsigned int large[][3] = {{1024, 513, 900}, {600, 1000, 777}, {1025, 514, 513}, {1023, 1022, 700}};
-    std::mt19937 rng(92);
-    segment_list l;
-    for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
-    {
+    const segment_list l = wide_window_segments(92, [&](std::size_t segment, unsigned int slot) {
         const unsigned int* big = large[segment % 4];
         const unsigned int rest = 24448 - (big[0] + big[1] + big[2]);
-        std::vector<std::uint32_t> seg;
-        for(std::uint32_t b = 0; b < 128; b++)
-        {
-            const unsigned int slot = (b * 37 + static_cast<unsigned int>(segment)) % 128;
-            const unsigned int count = slot < 3 ? big[slot] : rest / 125 + (slot - 3 < rest % 125 ? 1 : 0);
-            for(unsigned int i = 0; i < count; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
-        }
-        seg.front() = 0;
-        seg.back() = (1u << 27) - 1;
-        std::shuffle(seg.begin(), seg.end(), rng);
-        l.add(seg);
-    }
+        return slot < 3 ? big[slot] : rest / 125 + (slot - 3 < rest % 125 ? 1 : 0);
+    });
     ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
