@@ -376,8 +376,8 @@ TEST(SegmentedSort, ManyMediumSegments)
 }
 
 // Enough segments of 16385-65536 keys for the wide flash network class: one block each, in up to
-// four windows of buckets (four for f32 segments of 65536 keys on an H100: the zero masks shorten
-// the row); 65537 and above go to the partition, as do segments with a bucket over 1024 keys
+// four windows of buckets (four for f32 segments of 65536 keys with a zero on an H100: the zero
+// masks shorten the row); 65537 and above go to the partition, as do segments with a bucket over 1024 keys
 // (outliers, few values), which the class hands back.
 TEST(SegmentedSort, WideFlashNetworkClass)
 {
@@ -455,6 +455,42 @@ TEST(SegmentedSort, WideFlashNetworkLargeBuckets)
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
     check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, false);
+}
+
+// Float segments in the wide flash network class keep their zero masks at the staged row's end:
+// a segment with a zero (every other one here, from one zero to one key in 40, either sign) has
+// the shorter row and may take one window more than a zero-free one of the same size. Finite
+// values in [-1, 1), interpolated by value, so that the buckets stay under 1024 keys.
+TEST(SegmentedSort, WideFlashNetworkFloatZeros)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {24577, 65536, 40000, 65536, 30000, 50001};
+    std::mt19937 rng(93);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> keys;
+    std::vector<int> begins, ends;
+    for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
+    {
+        const std::size_t size = pattern[segment % 6];
+        begins.push_back(static_cast<int>(keys.size()));
+        for(std::size_t i = 0; i < size; i++)
+        {
+            const float v = value(rng);
+            keys.push_back(v == 0.0f ? 0.5f : v);
+        }
+        if(segment % 2 == 1)
+        {
+            const std::size_t every = segment % 4 == 1 ? 40 : size; // many zeros, or just one
+            for(std::size_t i = keys.size() - size + rng() % every; i < keys.size(); i += every)
+                keys[i] = rng() % 2 ? -0.0f : 0.0f;
+        }
+        ends.push_back(static_cast<int>(keys.size()));
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented_input<float, int, false>(keys, begins, ends, ord, false);
+        check_segmented_input<float, int, false>(keys, begins, ends, ord, true);
+    }
 }
 
 // Pairs between the wavefront networks and the partition: the block network on composites up to

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -250,7 +251,8 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
 
 // The wide flash network class's size limit for a staged row: every segment up to it has its
 // bucket rows start inside max_windows windows (the kernel's plan_windows does not check), and
-// the limit is not far below the exact largest such size.
+// the limit is not far below the exact largest such size. Float segments with a zero have the row
+// less the zero masks' slots.
 template <class Key>
 void check_largest_windowed()
 {
@@ -260,32 +262,42 @@ void check_largest_windowed()
         const std::uint64_t buckets = std::max<std::uint64_t>(2, (n + sorter::bucket_goal - 1) / sorter::bucket_goal);
         return n + (sorter::line_items - 1) * buckets;
     };
+    static_assert(sorter::full_slots == sorter::whole_slots + sorter::mask_slots, "the masks beside every bucket");
+    static_assert(std::is_floating_point_v<Key> == (sorter::mask_slots > 0), "masks in the row for floats only");
     // H100 / A100 / gfx9 rows of 4-byte keys, then a sweep.
-    std::vector<unsigned int> rows = {27808, 19616, 7072, sorter::largest_row, sorter::largest_row + 1, sorter::whole_slots};
-    for(unsigned int slots = 1000; slots < sorter::whole_slots; slots += 997) rows.push_back(slots);
-    for(const unsigned int slots : rows)
+    std::vector<unsigned int> rows = {27808, 23712, 19616, 7072, sorter::largest_row, sorter::largest_row + 1,
+                                      sorter::mask_slots + sorter::largest_row + 1, sorter::whole_slots,
+                                      sorter::full_slots - 1, sorter::full_slots};
+    for(unsigned int row = 1000; row < sorter::full_slots; row += 997) rows.push_back(row);
+    for(const unsigned int row : rows)
     {
-        const unsigned int limit = sorter::largest_windowed(slots);
-        ASSERT_LE(limit, sorter::capacity) << slots;
+        const unsigned int limit = sorter::largest_windowed(row);
+        ASSERT_LE(limit, sorter::capacity) << row;
+        const unsigned int slots = row > sorter::mask_slots ? row - sorter::mask_slots : 0; // with a zero
         if(slots <= sorter::largest_row)
         {
-            EXPECT_EQ(limit, 0u) << slots;
+            EXPECT_EQ(limit, 0u) << row;
+            continue;
+        }
+        if(slots >= sorter::whole_slots)
+        {
+            EXPECT_EQ(limit, sorter::capacity) << row; // one window takes every bucket
             continue;
         }
         const std::uint64_t reach = std::uint64_t(sorter::max_windows) * (slots - sorter::largest_row);
         if(limit == 0)
         {
-            EXPECT_GE(last_row_bound(sorter::bucket_goal), reach) << slots; // too short for a useful segment
+            EXPECT_GE(last_row_bound(sorter::bucket_goal), reach) << row; // too short for a useful segment
             continue;
         }
-        for(std::uint64_t n = 1; n <= limit; n += n < 4096 ? 1 : 61) ASSERT_LT(last_row_bound(n), reach) << slots << " " << n;
-        EXPECT_LT(last_row_bound(limit), reach) << slots;
+        for(std::uint64_t n = 1; n <= limit; n += n < 4096 ? 1 : 61) ASSERT_LT(last_row_bound(n), reach) << row << " " << n;
+        EXPECT_LT(last_row_bound(limit), reach) << row;
         if(limit < sorter::capacity)
         {
             // Within 1% of the exact limit (the bound's +1 bucket rounds it down).
             std::uint64_t exact = limit;
             while(exact < sorter::capacity && last_row_bound(exact + 1) < reach) exact++;
-            EXPECT_GE(limit, exact - exact / 100 - sorter::line_items) << slots;
+            EXPECT_GE(limit, exact - exact / 100 - sorter::line_items) << row;
         }
     }
 }

@@ -57,6 +57,14 @@ struct flash_network_sort
     static constexpr unsigned int whole_slots = Capacity + (line_items - 1) * max_buckets;
     static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
+    // Windowed, a float segment's zero masks (16 KiB for 65536 keys) sit at the staged row's end
+    // and shorten it only for segments that hold a zero; in storage_type they would shorten it for
+    // every segment, and cost the common, zero-free ones a window.
+    static constexpr bool masks_in_row = Windowed && codec::is_float;
+    static constexpr unsigned int lds_mask_words = masks_in_row ? 1 : mask_words;
+    /// Staged slots that the masks take at the row's end.
+    static constexpr unsigned int mask_slots
+        = masks_in_row ? 2 * mask_words * sizeof(std::uint32_t) / sizeof(Key) : 0;
 
     // What the windowed sort reads from LDS after each window's networks instead of holding it
     // in registers across them, where it made the networks spill (H100, 2^26 u32 keys, segments
@@ -78,8 +86,8 @@ struct flash_network_sort
         unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
         unsigned int lds_first[max_buckets];  // first slot of each bucket's row (whole lines)
         unsigned int window_first[max_windows + 1]; // first bucket of each window
-        std::uint32_t zero_mask[mask_words];     // input positions holding a float zero
-        std::uint32_t negative_mask[mask_words]; // ... a negative one
+        std::uint32_t zero_mask[lds_mask_words];     // input positions holding a float zero
+        std::uint32_t negative_mask[lds_mask_words]; // ... a negative one
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
         flash_classifier<Key> classify; // read again by each window, not held across the networks
@@ -102,9 +110,12 @@ struct flash_network_sort
     /// none). plan_windows puts a bucket whose row starts at slot P into window
     /// P / (slots - largest_row); the rows of n keys, in at most n / bucket_goal + 1 buckets of
     /// whole lines, start at P <= n + (line_items - 1) * (n / bucket_goal + 1) (whole_slots for
-    /// the capacity, after empty buckets).
-    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int slots)
+    /// the capacity, after empty buckets). The masks' slots are not counted: a segment with a
+    /// zero has the row without them.
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int row)
     {
+        if(row <= mask_slots) return 0;
+        const unsigned int slots = row - mask_slots;
         if(slots >= whole_slots) return Capacity;
         if(slots <= largest_row) return 0;
         const std::uint64_t reach = std::uint64_t(max_windows) * (slots - largest_row); // P < reach
@@ -112,6 +123,9 @@ struct flash_network_sort
         const std::uint64_t n = (reach - line_items) * bucket_goal / (bucket_goal + line_items - 1);
         return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
     }
+
+    /// Staged slots worth having: every bucket in one window, the masks beside them.
+    static constexpr unsigned int full_slots = whole_slots + mask_slots;
 
     storage_type& lds;
     order ord;
@@ -147,7 +161,7 @@ struct flash_network_sort
         if(!plan_buckets(classify.buckets, size)) return false;
         if constexpr(Windowed)
         {
-            plan_windows(classify.buckets);
+            plan_windows(classify.buckets, zeros ? slots - mask_slots : slots);
             for(unsigned int w = 0; w < lds.job.windows; w++)
             {
                 const window_job job = lds.job;
@@ -187,6 +201,21 @@ private:
 
     HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
 
+    HIPFLASHSORT_DEVICE std::uint32_t* zero_mask() const
+    {
+        if constexpr(masks_in_row)
+            return reinterpret_cast<std::uint32_t*>(staged() + (slots - mask_slots));
+        else
+            return lds.zero_mask;
+    }
+    HIPFLASHSORT_DEVICE std::uint32_t* negative_mask() const
+    {
+        if constexpr(masks_in_row)
+            return zero_mask() + mask_words;
+        else
+            return lds.negative_mask;
+    }
+
     /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, the
     /// loads of up to 32 items issued before they are used.
     template <class F>
@@ -225,7 +254,9 @@ private:
     {
         if constexpr(codec::is_float)
         {
-            for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) lds.zero_mask[w] = lds.negative_mask[w] = 0;
+            std::uint32_t* const zeros = zero_mask();
+            std::uint32_t* const negatives = negative_mask();
+            for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) zeros[w] = negatives[w] = 0;
             syncthreads();
         }
         [[maybe_unused]] const std::uint32_t zero_image = image(Key(0), ord);
@@ -243,8 +274,8 @@ private:
                 if(v == zero_image)
                 {
                     zero = true;
-                    atomicOr(&lds.zero_mask[p / 32], 1u << (p % 32));
-                    if((codec::to_bits(key) & codec::sign_bit) != 0) atomicOr(&lds.negative_mask[p / 32], 1u << (p % 32));
+                    atomicOr(&zero_mask()[p / 32], 1u << (p % 32));
+                    if((codec::to_bits(key) & codec::sign_bit) != 0) atomicOr(&negative_mask()[p / 32], 1u << (p % 32));
                 }
             }
         });
@@ -287,13 +318,13 @@ private:
         return true;
     }
 
-    /// Cuts the buckets into windows whose rows fit the staged row: bucket b goes to window
-    /// lds_first[b] / step, so a window's rows start within step slots of its first row and end
-    /// within step + largest_row <= slots. Consecutive buckets differ by at most one window, so
+    /// Cuts the buckets into windows whose rows fit the first `row` staged slots: bucket b goes to
+    /// window lds_first[b] / step, so a window's rows start within step slots of its first row and
+    /// end within step + largest_row <= row. Consecutive buckets differ by at most one window, so
     /// every window up to the last has a first bucket. The number of windows goes to lds.job.
-    HIPFLASHSORT_DEVICE void plan_windows(unsigned int buckets)
+    HIPFLASHSORT_DEVICE void plan_windows(unsigned int buckets, unsigned int row)
     {
-        const unsigned int step = slots - largest_row;
+        const unsigned int step = row - largest_row;
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
         {
             const unsigned int w = lds.lds_first[b] / step;
@@ -418,7 +449,7 @@ private:
         unsigned int mine = 0;
         for(unsigned int w = 0; w < per_thread; w++)
         {
-            if(first + w < words) mine += popcount(lds.zero_mask[first + w]);
+            if(first + w < words) mine += popcount(zero_mask()[first + w]);
         }
         syncthreads(); // the bucket sorts' writes are done (and visible to the block)
         unsigned int total;
@@ -426,8 +457,8 @@ private:
         for(unsigned int w = 0; w < per_thread; w++)
         {
             if(first + w >= words) continue;
-            std::uint32_t zero = lds.zero_mask[first + w];
-            const std::uint32_t negative = lds.negative_mask[first + w];
+            std::uint32_t zero = zero_mask()[first + w];
+            const std::uint32_t negative = negative_mask()[first + w];
             while(zero != 0)
             {
                 const unsigned int bit = static_cast<unsigned int>(__ffs(static_cast<int>(zero)) - 1);

@@ -161,7 +161,7 @@ struct segmented_runner
             return;
         }
         const unsigned int half = static_cast<unsigned int>(per_sm) / 2 - lds_reserved_per_block();
-        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::whole_slots), half) / 16 * 16;
+        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::full_slots), half) / 16 * 16;
         const unsigned int slots = sorter::slots_in(bytes);
         const unsigned int limit = sorter::largest_windowed(slots);
         if(limit > config::flash_network_capacity && opt_in(reinterpret_cast<const void*>(kernel), bytes))
