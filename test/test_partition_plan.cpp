@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -249,14 +250,14 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
     check_classes<std::uint64_t, std::uint64_t>();
 }
 
-// The wide flash network class's size limit for a staged row: every segment up to it has its
-// bucket rows start inside max_windows windows (the kernel's plan_windows does not check), and
-// the limit is not far below the exact largest such size. Float segments with a zero have the row
-// less the zero masks' slots.
-template <class Key>
-void check_largest_windowed()
+// The wide flash network classes' size limit for a staged row and a number of windows: every
+// segment up to it has its bucket rows start inside those windows (the kernel's plan_windows does
+// not check), and the limit is not far below the exact largest such size. Float segments with a
+// zero have the row less the zero masks' slots. One window is the split between the two classes.
+template <class Key, class Sorter>
+void check_largest_windowed(unsigned int windows)
 {
-    using sorter = typename hipflashsort::detail::segmented_config<Key, hipflashsort::empty_type>::wide_flash_network_sorter;
+    using sorter = Sorter;
     // The most a segment of n keys can have its last bucket row start at: every bucket rounded up.
     const auto last_row_bound = [](std::uint64_t n) {
         const std::uint64_t buckets = std::max<std::uint64_t>(2, (n + sorter::bucket_goal - 1) / sorter::bucket_goal);
@@ -271,7 +272,7 @@ void check_largest_windowed()
     for(unsigned int row = 1000; row < sorter::full_slots; row += 997) rows.push_back(row);
     for(const unsigned int row : rows)
     {
-        const unsigned int limit = sorter::largest_windowed(row);
+        const unsigned int limit = sorter::largest_windowed(row, windows);
         ASSERT_LE(limit, sorter::capacity) << row;
         const unsigned int slots = row > sorter::mask_slots ? row - sorter::mask_slots : 0; // with a zero
         if(slots <= sorter::largest_row)
@@ -284,7 +285,7 @@ void check_largest_windowed()
             EXPECT_EQ(limit, sorter::capacity) << row; // one window takes every bucket
             continue;
         }
-        const std::uint64_t reach = std::uint64_t(sorter::max_windows) * (slots - sorter::largest_row);
+        const std::uint64_t reach = std::uint64_t(windows) * (slots - sorter::largest_row);
         if(limit == 0)
         {
             EXPECT_GE(last_row_bound(sorter::bucket_goal), reach) << row; // too short for a useful segment
@@ -302,12 +303,48 @@ void check_largest_windowed()
     }
 }
 
+template <class Key>
+void check_wide_classes_windows()
+{
+    using config = hipflashsort::detail::segmented_config<Key, hipflashsort::empty_type>;
+    using wide = typename config::wide_flash_network_sorter;
+    using full = typename config::wide_full_flash_network_sorter;
+    static_assert(wide::max_windows == full::max_windows, "one window count for both classes");
+    for(const unsigned int windows : {1u, 2u, wide::max_windows})
+    {
+        check_largest_windowed<Key, wide>(windows);
+        check_largest_windowed<Key, full>(windows);
+    }
+}
+
 TEST(SegmentedConfig, WideFlashNetworkLimitFitsItsWindows)
 {
-    check_largest_windowed<std::uint32_t>();
-    check_largest_windowed<float>();
-    check_largest_windowed<std::uint16_t>();
-    check_largest_windowed<std::uint8_t>();
+    check_wide_classes_windows<std::uint32_t>();
+    check_wide_classes_windows<float>();
+    check_wide_classes_windows<std::uint16_t>();
+    check_wide_classes_windows<std::uint8_t>();
+}
+
+// Binning: small classes by their limits, then the first wide list up to wide_split, the second
+// up to wide, the large list above; with the split at `wide` the second list gets nothing.
+TEST(SegmentedConfig, WideListsSplitAtTheOneWindowLimit)
+{
+    hipflashsort::detail::class_limits l{};
+    l.classes = 3;
+    l.limit[0] = 16;
+    l.limit[1] = 1024;
+    l.limit[2] = 16384;
+    l.wide = 65536;
+    l.wide_split = 26000;
+    const std::pair<std::uint64_t, unsigned int> expected[]
+        = {{2, 0}, {16, 0}, {17, 1}, {16384, 2}, {16385, 4}, {26000, 4}, {26001, 5}, {65536, 5}, {65537, 3}};
+    for(const auto& [size, list] : expected) EXPECT_EQ(l.list_of(size), list) << size;
+    l.wide_split = l.wide;
+    EXPECT_EQ(l.list_of(26001), 4u);
+    EXPECT_EQ(l.list_of(65536), 4u);
+    EXPECT_EQ(l.list_of(65537), 3u);
+    l.wide = l.wide_split = l.limit[2]; // wide classes off
+    EXPECT_EQ(l.list_of(16385), 3u);
 }
 
 } // namespace

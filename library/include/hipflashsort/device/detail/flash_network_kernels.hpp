@@ -106,19 +106,20 @@ struct flash_network_sort
     {
         return bytes > row_offset ? (bytes - row_offset) / static_cast<unsigned int>(sizeof(Key)) : 0u;
     }
-    /// Largest segment that a staged row of `slots` keys takes in at most max_windows windows (0:
+    /// Largest segment that a staged row of `row` keys takes in at most `windows` windows (0:
     /// none). plan_windows puts a bucket whose row starts at slot P into window
     /// P / (slots - largest_row); the rows of n keys, in at most n / bucket_goal + 1 buckets of
     /// whole lines, start at P <= n + (line_items - 1) * (n / bucket_goal + 1) (whole_slots for
     /// the capacity, after empty buckets). The masks' slots are not counted: a segment with a
     /// zero has the row without them.
-    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int row)
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int row,
+                                                                           unsigned int windows = max_windows)
     {
         if(row <= mask_slots) return 0;
         const unsigned int slots = row - mask_slots;
         if(slots >= whole_slots) return Capacity;
         if(slots <= largest_row) return 0;
-        const std::uint64_t reach = std::uint64_t(max_windows) * (slots - largest_row); // P < reach
+        const std::uint64_t reach = std::uint64_t(windows) * (slots - largest_row); // P < reach
         if(reach <= line_items) return 0;
         const std::uint64_t n = (reach - line_items) * bucket_goal / (bucket_goal + line_items - 1);
         return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
@@ -498,9 +499,10 @@ __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
 /// The wide flash network class (keys alone): one block per entry of list[0, count), sorted by
 /// flash_network_sort in windows of `slots` staged keys. An entry with a bucket too large for
 /// the networks is appended to `deferred` (counter `deferred_count`) for the partition.
-/// `scratch`: the round's other buffer, free over the entries' ranges.
+/// `scratch`: the round's other buffer, free over the entries' ranges. 1024 / BlockSize blocks per
+/// multiprocessor (the wide class two of 512 threads, the full wide class one of 1024).
 template <class Key, unsigned int BlockSize, unsigned int Capacity>
-__global__ __launch_bounds__(BlockSize, 2) void wide_flash_network_kernel(
+__global__ __launch_bounds__(BlockSize, 1024 / BlockSize) void wide_flash_network_kernel(
     const segment_range* list, unsigned int count, unsigned int slots, const Key* keys_in, Key* keys_out,
     Key* scratch, segment_range* deferred, unsigned int* deferred_count, order ord)
 {

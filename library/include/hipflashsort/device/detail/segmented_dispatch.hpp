@@ -46,9 +46,10 @@ template <class Key, class Value>
 struct segmented_plan
 {
     using config = segmented_config<Key, Value>;
-    static constexpr unsigned int counters = 18; // the classes, the large list, the wide list
+    static constexpr unsigned int counters = 19; // the classes, the large list, the two wide lists
 
-    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_list = 0, next = 0, counts = 0,
+    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_list = 0, wide_full_list = 0,
+                next = 0, counts = 0,
                 round = 0, matrix = 0, bytes = 0;
     std::uint64_t class_offset[config::classes] = {};
     std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
@@ -85,6 +86,7 @@ struct segmented_plan
         take(small_lists, entries * sizeof(std::uint64_t));
         take(large_list, large_capacity * sizeof(segment_range));
         take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
+        take(wide_full_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
@@ -127,6 +129,13 @@ struct segmented_runner
     wide_kernel wide_flash_network = nullptr;
     unsigned int wide_slots = 0; // the wide class's staged row, in keys
     unsigned int wide_limit = 0; // its largest segment: the most its windows take
+    // The full wide class: one block of wide_full_flash_network_block threads per multiprocessor
+    // with all of its LDS, for the segments above wide_split (what the wide class takes in one
+    // window) up to wide_full_limit; null where the device does not grant that LDS.
+    wide_kernel wide_full_flash_network = nullptr;
+    unsigned int wide_full_slots = 0;
+    unsigned int wide_full_limit = 0;
+    unsigned int wide_split = 0;
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
     /// to the next class that takes them, or to the partition.
@@ -169,6 +178,28 @@ struct segmented_runner
             wide_flash_network = kernel;
             wide_slots = slots;
             wide_limit = limit;
+            enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::largest_windowed(slots, 1));
+        }
+    }
+
+    /// The full wide class above `split`, the wide class's one-window segments: where its row
+    /// takes every segment the wide class does, and more than `split`.
+    void enable_wide_full_flash_network(unsigned int per_sm, unsigned int split)
+    {
+        using sorter = typename config::wide_full_flash_network_sorter;
+        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_full_flash_network_block,
+                                                             config::wide_flash_network_capacity>;
+        if(per_sm <= lds_reserved_per_block()) return;
+        const unsigned int all = per_sm - lds_reserved_per_block();
+        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::full_slots), all) / 16 * 16;
+        const unsigned int slots = sorter::slots_in(bytes);
+        const unsigned int limit = sorter::largest_windowed(slots);
+        if(limit >= wide_limit && limit > split && opt_in(reinterpret_cast<const void*>(kernel), bytes))
+        {
+            wide_full_flash_network = kernel;
+            wide_full_slots = slots;
+            wide_full_limit = limit;
+            wide_split = split;
         }
     }
 
@@ -238,6 +269,12 @@ struct segmented_runner
         }
         l.classes = config::classes;
         l.wide = wide_flash_network && wide ? wide_limit : l.limit[config::classes - 1];
+        l.wide_split = l.wide;
+        if(wide_full_flash_network && wide)
+        {
+            l.wide = wide_full_limit;
+            l.wide_split = wide_split;
+        }
         return l;
     }
 
@@ -269,7 +306,7 @@ struct segmented_runner
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_limits l = limits(!buckets);
         class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list),
-                          at<segment_range>(plan.wide_list), {}};
+                          at<segment_range>(plan.wide_list), at<segment_range>(plan.wide_full_list), {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!buckets)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
@@ -287,9 +324,13 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
-        // Too few for the wide class: its list comes back to the host with the large one.
-        const unsigned int wide_to_partition = wide < wide_min_segments() ? wide : 0u;
+        unsigned int wide_full = wide_full_flash_network ? host[config::large_class + 2] : 0u;
+        // Too few for the wide classes: their lists come back to the host with the large one.
+        const bool to_partition = wide + wide_full < wide_min_segments();
+        const unsigned int wide_to_partition = to_partition ? wide : 0u;
+        const unsigned int wide_full_to_partition = to_partition ? wide_full : 0u;
         wide -= wide_to_partition;
+        wide_full -= wide_full_to_partition;
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
@@ -315,9 +356,17 @@ struct segmented_runner
                     lists.wide, wide, wide_slots, keys_in, keys_out, at<Key>(plan.keys_tmp), lists.large,
                     counts + config::large_class, ord);
             }
+            if(wide_full != 0)
+            {
+                wide_full_flash_network<<<grid_for(wide_full, 1, config::segment_grid_blocks_per_sm),
+                                          config::wide_full_flash_network_block,
+                                          config::wide_full_flash_network_sorter::lds_bytes(wide_full_slots), stream>>>(
+                    lists.wide_full, wide_full, wide_full_slots, keys_in, keys_out, at<Key>(plan.keys_tmp),
+                    lists.large, counts + config::large_class, ord);
+            }
         }
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
-        if(deferring || wide != 0)
+        if(deferring || wide != 0 || wide_full != 0)
         {
             // Segments left to the partition joined the large list.
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(&host[config::large_class], counts + config::large_class,
@@ -325,7 +374,7 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         const unsigned int listed = host[config::large_class];
-        large.resize(listed + wide_to_partition);
+        large.resize(listed + wide_to_partition + wide_full_to_partition);
         if(large.empty()) return hipSuccess;
         if(listed != 0)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, listed * sizeof(segment_range),
@@ -333,6 +382,10 @@ struct segmented_runner
         if(wide_to_partition != 0)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + listed, lists.wide,
                                                         wide_to_partition * sizeof(segment_range),
+                                                        hipMemcpyDeviceToHost, stream));
+        if(wide_full_to_partition != 0)
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + listed + wide_to_partition, lists.wide_full,
+                                                        wide_full_to_partition * sizeof(segment_range),
                                                         hipMemcpyDeviceToHost, stream));
         return hipStreamSynchronize(stream);
     }

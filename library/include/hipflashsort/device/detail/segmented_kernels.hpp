@@ -53,7 +53,8 @@ struct class_limits
 {
     std::uint64_t limit[16];
     unsigned int classes;
-    std::uint64_t wide; // largest segment of the wide list (limit[classes - 1] when it is off)
+    std::uint64_t wide; // largest segment of the wide lists (limit[classes - 1] when they are off)
+    std::uint64_t wide_split; // largest segment of the first wide list (wide when the second is off)
 
     HIPFLASHSORT_HOST_DEVICE unsigned int of(std::uint64_t size) const
     {
@@ -61,12 +62,13 @@ struct class_limits
         while(c < classes && size > limit[c]) c++;
         return c;
     }
-    /// The list a segment goes to: its class (< classes), the large list (classes), or the wide
-    /// list (classes + 1).
+    /// The list a segment goes to: its class (< classes), the large list (classes), or a wide
+    /// list (classes + 1 up to wide_split, classes + 2 above).
     HIPFLASHSORT_HOST_DEVICE unsigned int list_of(std::uint64_t size) const
     {
         const unsigned int c = of(size);
-        return c == classes && size <= wide ? classes + 1 : c;
+        if(c < classes || size > wide) return c;
+        return size <= wide_split ? classes + 1 : classes + 2;
     }
 };
 
@@ -101,8 +103,9 @@ struct packed_segment
 };
 
 /// Where one round's binning writes: class c (< classes) lists packed segments from
-/// small[c_offset[c]], the large ones go to `large` and those of the wide class to `wide` as
-/// ranges; counts[c] ends as the length of each list (classes + 1: the wide one). Each region
+/// small[c_offset[c]], the large ones go to `large` and those of the two wide classes to `wide`
+/// and `wide_full` as ranges; counts[c] ends as the length of each list (classes + 1 and
+/// classes + 2: the wide ones). Each region
 /// holds every segment its list could get (fixed from the sizes), so one pass bins without
 /// counting first.
 struct class_lists
@@ -110,6 +113,7 @@ struct class_lists
     std::uint64_t* small;
     segment_range* large;
     segment_range* wide;
+    segment_range* wide_full;
     std::uint64_t offset[16];
 };
 
@@ -122,13 +126,13 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
                                     unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
                                     Value* values_out)
 {
-    __shared__ unsigned int local[18];
-    __shared__ unsigned int base[18];
+    __shared__ unsigned int local[19];
+    __shared__ unsigned int base[19];
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     // Block-uniform trip count, so the barriers below are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
     {
-        if(threadIdx.x <= limits.classes + 1) local[threadIdx.x] = 0;
+        if(threadIdx.x <= limits.classes + 2) local[threadIdx.x] = 0;
         __syncthreads();
         const std::uint64_t i = first + threadIdx.x;
         segment_range r{0, 0};
@@ -139,14 +143,15 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
         if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
         if(size > 1) rank = atomicAdd(&local[cls], 1u);
         __syncthreads();
-        if(threadIdx.x <= limits.classes + 1 && local[threadIdx.x] != 0)
+        if(threadIdx.x <= limits.classes + 2 && local[threadIdx.x] != 0)
             base[threadIdx.x] = atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
         __syncthreads();
         if(size > 1)
         {
             if(cls < limits.classes) lists.small[lists.offset[cls] + base[cls] + rank] = packed_segment::pack(r);
             else if(cls == limits.classes) lists.large[base[cls] + rank] = r;
-            else lists.wide[base[cls] + rank] = r;
+            else if(cls == limits.classes + 1) lists.wide[base[cls] + rank] = r;
+            else lists.wide_full[base[cls] + rank] = r;
         }
         __syncthreads();
     }
