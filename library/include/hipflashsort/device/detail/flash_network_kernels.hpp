@@ -406,7 +406,7 @@ private:
     /// segments of 24577 / 65536 keys 83.8-83.9 / 65.7-66.0 -> 94.3-94.4 / 69.9-70.0.
     HIPFLASHSORT_DEVICE void sort_large_bucket(unsigned int b, unsigned int n, unsigned int member, unsigned int base)
     {
-        constexpr unsigned int half = 512, lanes = 32, per_lane = 1024 / lanes;
+        constexpr unsigned int half = largest_bucket / 2, lanes = 32, per_lane = largest_bucket / lanes;
         using slots_of = swizzled_row<Key, half / lanes>;
         static_assert(half % line_items == 0, "the second half starts on a whole line");
         Key* const row = staged() + (lds.lds_first[b] - base);
