@@ -31,8 +31,8 @@ namespace detail {
 /// keys, except floats' -0 and +0, whose run is rewritten in input order at the end from bit masks
 /// taken while loading. The result is deterministic.
 ///
-/// The staged row follows storage_type in LDS and holds `slots` keys (whole_slots: every bucket
-/// at once). Windowed, a shorter row takes the buckets in windows, consecutive buckets whose rows
+/// The staged row follows storage_type in LDS and holds `slots` keys (full_slots: every bucket
+/// at once, and for floats the zero masks at its end). Windowed, a shorter row takes the buckets in windows, consecutive buckets whose rows
 /// fit it, and reads the segment once more per window: a segment larger than the LDS is still
 /// sorted by one block, its reads after the first from L2. Unwindowed, the one window is fixed at
 /// compile time: the window loop (classifier reread from LDS, bucket range tests) cost the
@@ -57,14 +57,12 @@ struct flash_network_sort
     static constexpr unsigned int whole_slots = Capacity + (line_items - 1) * max_buckets;
     static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
-    // Windowed, a float segment's zero masks (16 KiB for 65536 keys) sit at the staged row's end
-    // and shorten it only for segments that hold a zero; in storage_type they would shorten it for
-    // every segment, and cost the common, zero-free ones a window.
-    static constexpr bool masks_in_row = Windowed && codec::is_float;
-    static constexpr unsigned int lds_mask_words = masks_in_row ? 1 : mask_words;
+    // A float segment's zero masks (16 KiB for 65536 keys) sit at the staged row's end, so that
+    // windowed they shorten the row only for segments that hold a zero; in storage_type they would
+    // shorten it for every segment, and cost the common, zero-free ones a window.
     /// Staged slots that the masks take at the row's end.
     static constexpr unsigned int mask_slots
-        = masks_in_row ? 2 * mask_words * sizeof(std::uint32_t) / sizeof(Key) : 0;
+        = codec::is_float ? 2 * mask_words * static_cast<unsigned int>(sizeof(std::uint32_t) / sizeof(Key)) : 0;
 
     // What the windowed sort reads from LDS after each window's networks instead of holding it
     // in registers across them, where it made the networks spill (H100, 2^26 u32 keys, segments
@@ -86,8 +84,6 @@ struct flash_network_sort
         unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
         unsigned int lds_first[max_buckets];  // first slot of each bucket's row (whole lines)
         unsigned int window_first[max_windows + 1]; // first bucket of each window
-        std::uint32_t zero_mask[lds_mask_words];     // input positions holding a float zero
-        std::uint32_t negative_mask[lds_mask_words]; // ... a negative one
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
         flash_classifier<Key> classify; // read again by each window, not held across the networks
@@ -130,7 +126,7 @@ struct flash_network_sort
 
     storage_type& lds;
     order ord;
-    unsigned int slots = whole_slots;
+    unsigned int slots = full_slots;
 
     /// Sorts in[0, size) into out[0, size); returns false, having written nothing, when a bucket
     /// holds more than largest_bucket keys. All threads call it together; `in` may equal `out`,
@@ -202,20 +198,13 @@ private:
 
     HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
 
+    /// Input positions holding a float zero, then (negative_mask) a negative one: the last
+    /// mask_slots of the staged row.
     HIPFLASHSORT_DEVICE std::uint32_t* zero_mask() const
     {
-        if constexpr(masks_in_row)
-            return reinterpret_cast<std::uint32_t*>(staged() + (slots - mask_slots));
-        else
-            return lds.zero_mask;
+        return reinterpret_cast<std::uint32_t*>(staged() + (slots - mask_slots));
     }
-    HIPFLASHSORT_DEVICE std::uint32_t* negative_mask() const
-    {
-        if constexpr(masks_in_row)
-            return zero_mask() + mask_words;
-        else
-            return lds.negative_mask;
-    }
+    HIPFLASHSORT_DEVICE std::uint32_t* negative_mask() const { return zero_mask() + mask_words; }
 
     /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, the
     /// loads of up to 32 items issued before they are used.

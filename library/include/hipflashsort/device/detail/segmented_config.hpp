@@ -214,7 +214,7 @@ struct segmented_config
         else
         {
             using sorter = flash_network_sort<Key, flash_network_block, Capacity>;
-            return sorter::lds_bytes(sorter::whole_slots);
+            return sorter::lds_bytes(sorter::full_slots);
         }
     }
     template <unsigned int Capacity = 16384>
