@@ -155,52 +155,58 @@ struct segmented_runner
     }
 
     /// The wide flash network class, with the LDS that leaves room for two of its blocks per
-    /// multiprocessor (at most what its whole capacity needs), for the segments its windows take
-    /// (all of its capacity on an H100), where that reaches above the flash network class.
+    /// multiprocessor, for the segments its windows take (all of its capacity on an H100), where
+    /// that reaches above the flash network class; then the full wide class.
     void enable_wide_flash_network()
     {
-        using sorter = typename config::wide_flash_network_sorter;
-        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_flash_network_block,
-                                                             config::wide_flash_network_capacity>;
         int per_sm = 0;
-        if(hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess
-           || static_cast<unsigned int>(per_sm) / 2 <= lds_reserved_per_block())
+        if(hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess)
         {
             (void)hipGetLastError();
             return;
         }
-        const unsigned int half = static_cast<unsigned int>(per_sm) / 2 - lds_reserved_per_block();
-        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::full_slots), half) / 16 * 16;
-        const unsigned int slots = sorter::slots_in(bytes);
-        const unsigned int limit = sorter::largest_windowed(slots);
-        if(limit > config::flash_network_capacity && opt_in(reinterpret_cast<const void*>(kernel), bytes))
-        {
-            wide_flash_network = kernel;
-            wide_slots = slots;
-            wide_limit = limit;
-            enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::largest_windowed(slots, 1));
-        }
+        using sorter = typename config::wide_flash_network_sorter;
+        const wide_row row = wide_row_in<sorter>(static_cast<unsigned int>(per_sm) / 2);
+        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_flash_network_block,
+                                                             config::wide_flash_network_capacity>;
+        if(row.limit <= config::flash_network_capacity || !opt_in(reinterpret_cast<const void*>(kernel), row.bytes))
+            return;
+        wide_flash_network = kernel;
+        wide_slots = row.slots;
+        wide_limit = row.limit;
+        enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::largest_windowed(row.slots, 1));
     }
 
-    /// The full wide class above `split`, the wide class's one-window segments: where its row
-    /// takes every segment the wide class does, and more than `split`.
+    /// The full wide class, with all of a multiprocessor's LDS, above `split` (the wide class's
+    /// one-window segments): where its row takes every segment the wide class does, and more.
     void enable_wide_full_flash_network(unsigned int per_sm, unsigned int split)
     {
-        using sorter = typename config::wide_full_flash_network_sorter;
+        const wide_row row = wide_row_in<typename config::wide_full_flash_network_sorter>(per_sm);
         const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_full_flash_network_block,
                                                              config::wide_flash_network_capacity>;
-        if(per_sm <= lds_reserved_per_block()) return;
-        const unsigned int all = per_sm - lds_reserved_per_block();
-        const unsigned int bytes = std::min(sorter::lds_bytes(sorter::full_slots), all) / 16 * 16;
-        const unsigned int slots = sorter::slots_in(bytes);
-        const unsigned int limit = sorter::largest_windowed(slots);
-        if(limit >= wide_limit && limit > split && opt_in(reinterpret_cast<const void*>(kernel), bytes))
-        {
-            wide_full_flash_network = kernel;
-            wide_full_slots = slots;
-            wide_full_limit = limit;
-            wide_split = split;
-        }
+        if(row.limit < wide_limit || row.limit <= split || !opt_in(reinterpret_cast<const void*>(kernel), row.bytes))
+            return;
+        wide_full_flash_network = kernel;
+        wide_full_slots = row.slots;
+        wide_full_limit = row.limit;
+        wide_split = split;
+    }
+
+    /// A wide class's LDS out of a multiprocessor's `share` (at most what its whole capacity
+    /// needs, in 16-byte steps), the staged row it gives, and the largest segment its windows
+    /// take there (0 when none).
+    struct wide_row
+    {
+        unsigned int bytes, slots, limit;
+    };
+    template <class Sorter>
+    static wide_row wide_row_in(unsigned int share)
+    {
+        if(share <= lds_reserved_per_block()) return {0, 0, 0};
+        const unsigned int usable = share - lds_reserved_per_block();
+        const unsigned int bytes = std::min(Sorter::lds_bytes(Sorter::full_slots), usable) / 16 * 16;
+        const unsigned int slots = Sorter::slots_in(bytes);
+        return {bytes, slots, Sorter::largest_windowed(slots)};
     }
 
     template <unsigned int... D>
