@@ -249,12 +249,13 @@ void check_segmented_input(const std::vector<Key>& keys, const std::vector<Offse
 }
 
 /// Segments given key by key, back to back, for check_segmented_input.
+template <class Key = std::uint32_t>
 struct segment_list
 {
-    std::vector<std::uint32_t> keys;
+    std::vector<Key> keys;
     std::vector<int> begins, ends;
 
-    void add(const std::vector<std::uint32_t>& segment)
+    void add(const std::vector<Key>& segment)
     {
         begins.push_back(static_cast<int>(keys.size()));
         keys.insert(keys.end(), segment.begin(), segment.end());
@@ -402,10 +403,10 @@ TEST(SegmentedSort, WideFlashNetworkClass)
 /// count(s, (b * 37 + s) % 128) keys (the buckets in another order in each segment), bucket 0
 /// the minimum and bucket 127 the maximum, shuffled.
 template <class Count>
-segment_list wide_window_segments(std::uint32_t seed, Count count)
+segment_list<> wide_window_segments(std::uint32_t seed, Count count)
 {
     std::mt19937 rng(seed);
-    segment_list l;
+    segment_list<> l;
     for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
     {
         std::vector<std::uint32_t> seg;
@@ -430,7 +431,7 @@ segment_list wide_window_segments(std::uint32_t seed, Count count)
 TEST(SegmentedSort, WideFlashNetworkWindows)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    const segment_list l
+    const segment_list<> l
         = wide_window_segments(91, [](std::size_t, unsigned int slot) { return slot < 62 ? 257u : 129u; });
     ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
     check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
@@ -446,7 +447,7 @@ TEST(SegmentedSort, WideFlashNetworkLargeBuckets)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     const unsigned int large[][3] = {{1024, 513, 900}, {600, 1000, 777}, {1025, 514, 513}, {1023, 1022, 700}};
-    const segment_list l = wide_window_segments(92, [&](std::size_t segment, unsigned int slot) {
+    const segment_list<> l = wide_window_segments(92, [&](std::size_t segment, unsigned int slot) {
         const unsigned int* big = large[segment % 4];
         const unsigned int rest = 24448 - (big[0] + big[1] + big[2]);
         return slot < 3 ? big[slot] : rest / 125 + (slot - 3 < rest % 125 ? 1 : 0);
@@ -467,29 +468,27 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
     const std::size_t pattern[] = {24577, 65536, 40000, 65536, 30000, 50001};
     std::mt19937 rng(93);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    std::vector<float> keys;
-    std::vector<int> begins, ends;
+    segment_list<float> l;
     for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
     {
         const std::size_t size = pattern[segment % 6];
-        begins.push_back(static_cast<int>(keys.size()));
+        std::vector<float> seg;
         for(std::size_t i = 0; i < size; i++)
         {
             const float v = value(rng);
-            keys.push_back(v == 0.0f ? 0.5f : v);
+            seg.push_back(v == 0.0f ? 0.5f : v);
         }
         if(segment % 2 == 1)
         {
             const std::size_t every = segment % 4 == 1 ? 40 : size; // many zeros, or just one
-            for(std::size_t i = keys.size() - size + rng() % every; i < keys.size(); i += every)
-                keys[i] = rng() % 2 ? -0.0f : 0.0f;
+            for(std::size_t i = rng() % every; i < size; i += every) seg[i] = rng() % 2 ? -0.0f : 0.0f;
         }
-        ends.push_back(static_cast<int>(keys.size()));
+        l.add(seg);
     }
     for(const order ord : {order::ascending, order::descending})
     {
-        check_segmented_input<float, int, false>(keys, begins, ends, ord, false);
-        check_segmented_input<float, int, false>(keys, begins, ends, ord, true);
+        check_segmented_input<float, int, false>(l.keys, l.begins, l.ends, ord, false);
+        check_segmented_input<float, int, false>(l.keys, l.begins, l.ends, ord, true);
     }
 }
 
@@ -528,7 +527,7 @@ TEST(SegmentedSort, FlashNetworkPairs)
 TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    segment_list l;
+    segment_list<> l;
     std::mt19937 rng(77);
     for(const unsigned int n : {64u, 100u, 128u, 256u, 512u, 1000u, 1024u})
     {
