@@ -325,9 +325,47 @@ TEST(SegmentedConfig, WideFlashNetworkLimitFitsItsWindows)
     check_wide_classes_windows<std::uint8_t>();
 }
 
+// The split between the two wide classes: the largest segment whose buckets, at bucket_goal keys
+// and half a line of padding each, start inside one window of the row (masks not counted). It
+// never lies below the one-window bound for a zero-free segment, and grows with the row.
+template <class Sorter>
+void check_typical_one_window()
+{
+    constexpr std::uint64_t pad = Sorter::line_items / 2;
+    const auto fits = [](std::uint64_t n, unsigned int row) {
+        return (n + pad + Sorter::largest_row) * Sorter::bucket_goal + pad * n <= std::uint64_t(row) * Sorter::bucket_goal;
+    };
+    unsigned int previous = 0;
+    for(unsigned int row = 500; row < Sorter::full_slots + 2000; row += 499)
+    {
+        const unsigned int n = Sorter::typical_one_window(row);
+        EXPECT_LE(n, Sorter::capacity) << row;
+        EXPECT_GE(n, previous) << row;
+        EXPECT_GE(n, Sorter::largest_windowed(row + Sorter::mask_slots, 1)) << row;
+        previous = n;
+        if(n == 0)
+        {
+            EXPECT_FALSE(fits(1, row)) << row;
+            continue;
+        }
+        EXPECT_TRUE(fits(n, row)) << row;
+        if(n < Sorter::capacity) EXPECT_FALSE(fits(n + 1, row)) << row;
+    }
+}
+
+TEST(SegmentedConfig, WideClassesSplitAtTheExpectedOneWindowSize)
+{
+    using hipflashsort::empty_type;
+    using hipflashsort::detail::segmented_config;
+    check_typical_one_window<segmented_config<std::uint32_t, empty_type>::wide_flash_network_sorter>();
+    check_typical_one_window<segmented_config<float, empty_type>::wide_flash_network_sorter>();
+    check_typical_one_window<segmented_config<std::uint16_t, empty_type>::wide_flash_network_sorter>();
+    check_typical_one_window<segmented_config<std::uint8_t, empty_type>::wide_flash_network_sorter>();
+}
+
 // Binning: small classes by their limits, then the first wide list up to wide_split, the second
 // up to wide, the large list above; with the split at `wide` the second list gets nothing.
-TEST(SegmentedConfig, WideListsSplitAtTheOneWindowLimit)
+TEST(SegmentedConfig, WideListsSplitAtWideSplit)
 {
     hipflashsort::detail::class_limits l{};
     l.classes = 3;

@@ -121,6 +121,18 @@ struct flash_network_sort
         return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
     }
 
+    /// Largest segment of spread keys that a row of `row` keys is expected to take in one window:
+    /// its buckets average bucket_goal keys and half a line of padding, and the masks are not
+    /// counted (zero-free segments). An estimate, not a bound like largest_windowed: a segment
+    /// below it whose buckets pad more takes a second window, and one a little above it may not.
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int typical_one_window(unsigned int row)
+    {
+        constexpr unsigned int pad = line_items / 2;
+        if(row <= largest_row + pad) return 0;
+        const std::uint64_t n = std::uint64_t(row - largest_row - pad) * bucket_goal / (bucket_goal + pad);
+        return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
+    }
+
     /// Staged slots worth having: every bucket in one window, the masks beside them.
     static constexpr unsigned int full_slots = whole_slots + mask_slots;
 

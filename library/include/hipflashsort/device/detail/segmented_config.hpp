@@ -256,15 +256,19 @@ struct segmented_config
     static constexpr unsigned int wide_flash_network_capacity = 65536;
     using wide_flash_network_sorter
         = flash_network_sort<Key, wide_flash_network_block, wide_flash_network_capacity, true>;
-    // The full wide class: segments above the wide class's one-window size (about 26000 4-byte
-    // keys on an H100) go to one block of 1024 threads per multiprocessor with all of its LDS
+    // The full wide class: segments above the wide class's expected one-window size (about 24700
+    // 4-byte keys on an H100) go to one block of 1024 threads per multiprocessor with all of its LDS
     // (a row of about 56000 keys: 65536 in two windows, and 132 resident segments of 256 KiB
     // stay in the 50 MB L2, where 264 of the wide class's do not). H100, 2^26 keys, Gkeys/s,
     // experiment on 42998c9 (tool, two runs), wide class -> this class alone: u32 24577 / 32768 /
     // 40000 / 49152 / 65536 89.8-88.9 / 80.1-82.0 / 79.2-79.3 / 73.7 / 67.5-68.9 -> 69.4-72.1 /
     // 84.3-84.7 / 81.9-82.9 / 80.8-82.5 / 75.2-76.1; f32 81.3-81.4 / 74.9-75.1 / 73.0-73.7 /
     // 66.9-67.8 / 63.4-64.3 -> 59.4-62.9 / 75.7-76.7 / 75.8-77.5 / 73.8-75.2 / 68.3-70.2. Hence
-    // two classes, split where the wide class needs a second window.
+    // two classes, split where the wide class is expected to need a second window
+    // (typical_one_window). Split at the bound largest_windowed(row, 1) instead (23033 u32 keys,
+    // 19506 f32 ones, the masks counted), 24577 u32 keys and 20000 / 24577 f32 ones went to this
+    // class: 71.5 / 61.8 / 65.8 Gkeys/s (one run of 67d78b0), against 89.6 / 82 / 81 on the wide
+    // class at 42998c9.
     static constexpr unsigned int wide_full_flash_network_block = 1024;
     using wide_full_flash_network_sorter
         = flash_network_sort<Key, wide_full_flash_network_block, wide_flash_network_capacity, true>;

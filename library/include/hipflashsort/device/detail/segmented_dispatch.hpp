@@ -130,8 +130,8 @@ struct segmented_runner
     unsigned int wide_slots = 0; // the wide class's staged row, in keys
     unsigned int wide_limit = 0; // its largest segment: the most its windows take
     // The full wide class: one block of wide_full_flash_network_block threads per multiprocessor
-    // with all of its LDS, for the segments above wide_split (what the wide class takes in one
-    // window) up to wide_full_limit; null where the device does not grant that LDS.
+    // with all of its LDS, for the segments above wide_split (what the wide class is expected to
+    // take in one window) up to wide_full_limit; null where the device does not grant that LDS.
     wide_kernel wide_full_flash_network = nullptr;
     unsigned int wide_full_slots = 0;
     unsigned int wide_full_limit = 0;
@@ -174,11 +174,12 @@ struct segmented_runner
         wide_flash_network = kernel;
         wide_slots = row.slots;
         wide_limit = row.limit;
-        enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::largest_windowed(row.slots, 1));
+        enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::typical_one_window(row.slots));
     }
 
     /// The full wide class, with all of a multiprocessor's LDS, above `split` (the wide class's
-    /// one-window segments): where its row takes every segment the wide class does, and more.
+    /// expected one-window segments): where its row takes every segment the wide class does, and
+    /// more.
     void enable_wide_full_flash_network(unsigned int per_sm, unsigned int split)
     {
         const wide_row row = wide_row_in<typename config::wide_full_flash_network_sorter>(per_sm);
