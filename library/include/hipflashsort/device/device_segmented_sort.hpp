@@ -18,10 +18,14 @@ namespace hipflashsort {
 /// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
 /// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead), then
-/// up to 65536 by the same block in half a multiprocessor's LDS, its buckets in up to four
-/// windows that each read the segment again (H100: 113 KiB, about 27800 staged keys; where the
-/// LDS is smaller, up to the size whose buckets four windows take), when a call has at least two
-/// such segments per multiprocessor (fewer, and the partition's buckets, go to the partition). With
+/// up to 65536 by the same kind of block with its buckets in up to four windows that each read
+/// the segment again (where the LDS is smaller, up to the size whose buckets four windows take):
+/// a 512-thread block in half a multiprocessor's LDS (H100: 113 KiB, about 27800 staged keys) for
+/// the segments it is expected to take in one window (H100: up to about 24700 keys), and above
+/// that, where the device grants it, a 1024-thread block with all of a multiprocessor's LDS (H100:
+/// 56960 staged keys, two windows at 65536). These two classes take their segments when a
+/// call has at least two of them per multiprocessor (fewer, and the partition's buckets, go to the
+/// partition). With
 /// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
 /// then one block's network on the same composites up to 1024, block_flash_sort above it (below),
 /// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS

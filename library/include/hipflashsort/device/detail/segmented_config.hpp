@@ -258,7 +258,7 @@ struct segmented_config
         = flash_network_sort<Key, wide_flash_network_block, wide_flash_network_capacity, true>;
     // The full wide class: segments above the wide class's expected one-window size (about 24700
     // 4-byte keys on an H100) go to one block of 1024 threads per multiprocessor with all of its LDS
-    // (a row of about 56000 keys: 65536 in two windows, and 132 resident segments of 256 KiB
+    // (a row of 56960 keys on an H100: 65536 in two windows, and 132 resident segments of 256 KiB
     // stay in the 50 MB L2, where 264 of the wide class's do not). H100, 2^26 keys, Gkeys/s,
     // experiment on 42998c9 (tool, two runs), wide class -> this class alone: u32 24577 / 32768 /
     // 40000 / 49152 / 65536 89.8-88.9 / 80.1-82.0 / 79.2-79.3 / 73.7 / 67.5-68.9 -> 69.4-72.1 /
