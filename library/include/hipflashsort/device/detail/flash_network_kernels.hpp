@@ -32,11 +32,12 @@ namespace detail {
 /// taken while loading. The result is deterministic.
 ///
 /// The staged row follows storage_type in LDS and holds `slots` keys (full_slots: every bucket
-/// at once, and for floats the zero masks at its end). Windowed, a shorter row takes the buckets in windows, consecutive buckets whose rows
-/// fit it, and reads the segment once more per window: a segment larger than the LDS is still
-/// sorted by one block, its reads after the first from L2. Unwindowed, the one window is fixed at
-/// compile time: the window loop (classifier reread from LDS, bucket range tests) cost the
-/// flash network class's u32 segments of 16384 keys 99.4-99.5 -> 96.7-97.1 Gkeys/s (H100).
+/// at once, and for floats the zero masks at its end). Windowed, a shorter row takes the buckets
+/// in windows, consecutive buckets whose rows fit it, and reads the segment once more per window:
+/// a segment larger than the LDS is still sorted by one block, its reads after the first from L2.
+/// Unwindowed, the one window is fixed at compile time: the window loop (classifier reread from
+/// LDS, bucket range tests) cost the flash network class's u32 segments of 16384 keys 99.4-99.5
+/// -> 96.7-97.1 Gkeys/s (H100).
 template <class Key, unsigned int BlockSize, unsigned int Capacity, bool Windowed = false>
 struct flash_network_sort
 {
