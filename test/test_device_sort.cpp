@@ -376,10 +376,11 @@ TEST(SegmentedSort, ManyMediumSegments)
     }
 }
 
-// Enough segments of 16385-65536 keys for the wide flash network class: one block each, in up to
-// four windows of buckets (four for f32 segments of 65536 keys with a zero on an H100: the zero
-// masks shorten the row); 65537 and above go to the partition, as do segments with a bucket over 1024 keys
-// (outliers, few values), which the class hands back.
+// Enough segments of 16385-65536 keys for the two wide flash network classes: one block each, in
+// up to four windows of buckets (f32 segments with a zero have a row shorter by the zero masks);
+// 65537 and above go to the partition, as do segments with a bucket over 1024 keys (outliers, few
+// values), which the classes hand back. On an H100 the 512-thread class takes 16385 and 24577,
+// the 1024-thread class the others.
 TEST(SegmentedSort, WideFlashNetworkClass)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -395,6 +396,39 @@ TEST(SegmentedSort, WideFlashNetworkClass)
         check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::outlier, ord, false, seed++);
         check_segmented<std::int16_t, int, false>(sizes, 2, distribution::few_unique, ord, true, seed++);
         check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+    }
+}
+
+/// The largest segment the 512-thread wide class keeps, as the runner computes it: the expected
+/// one-window size of its row in half a multiprocessor's LDS (24708 keys on an H100).
+template <class Key>
+std::size_t wide_split_size()
+{
+    int device = 0, per_sm = 0;
+    if(hipGetDevice(&device) != hipSuccess
+       || hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess)
+        ADD_FAILURE() << "no LDS size";
+    using runner = hipflashsort::detail::segmented_runner<Key, hipflashsort::empty_type>;
+    using sorter = typename runner::config::wide_flash_network_sorter;
+    return sorter::typical_one_window(runner::template wide_row_in<sorter>(static_cast<unsigned int>(per_sm) / 2).slots);
+}
+
+// Segments on both sides of the split between the two wide classes (where the device has both;
+// elsewhere these sizes take one class or the partition, and are still checked).
+TEST(SegmentedSort, WideFlashNetworkSplit)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t split = std::max<std::size_t>(wide_split_size<std::uint32_t>(), 16386);
+    ASSERT_EQ(split, std::max<std::size_t>(wide_split_size<float>(), 16386));
+    const std::size_t pattern[] = {split - 1, split, split + 1, split + 2, split - 1000, split + 1000};
+    std::vector<std::size_t> sizes;
+    for(std::size_t i = 0; i < wide_class_segments() + 6; i++) sizes.push_back(pattern[i % 6]);
+    std::uint64_t seed = 3800;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, ord == order::ascending, seed++);
+        check_segmented<float, int, false>(sizes, 1, distribution::special_floats, ord, true, seed++);
+        check_segmented<std::uint32_t, long long, false>(sizes, 2, distribution::coarse_and_fine, ord, false, seed++);
     }
 }
 
