@@ -253,7 +253,7 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
 // The wide flash network classes' size limit for a staged row and a number of windows: every
 // segment up to it has its bucket rows start inside those windows (the kernel's plan_windows does
 // not check), and the limit is not far below the exact largest such size. Float segments with a
-// zero have the row less the zero masks' slots. One window is the split between the two classes.
+// zero have the row less the zero masks' slots. Both classes plan their windows with it.
 template <class Key, class Sorter>
 void check_largest_windowed(unsigned int windows)
 {
