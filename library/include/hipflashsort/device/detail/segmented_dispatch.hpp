@@ -46,7 +46,8 @@ template <class Key, class Value>
 struct segmented_plan
 {
     using config = segmented_config<Key, Value>;
-    static constexpr unsigned int counters = 19; // the classes, the large list, the two wide lists
+    static constexpr unsigned int counters = max_class_lists; // the classes, the large list, the two wide lists
+    static_assert(config::classes <= max_size_classes, "one limit and one list per class");
 
     std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_list = 0, wide_full_list = 0,
                 next = 0, counts = 0,

@@ -47,11 +47,16 @@ struct listed_segments
     HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t i) const { return list[i]; }
 };
 
+/// Most size classes a round bins into, and all its lists: the classes', the large list and the
+/// two wide lists.
+constexpr unsigned int max_size_classes = 16;
+constexpr unsigned int max_class_lists = max_size_classes + 3;
+
 /// Class limits of one round: class c holds sizes in (limit[c-1], limit[c]]; sizes above the
 /// last limit go to the large list.
 struct class_limits
 {
-    std::uint64_t limit[16];
+    std::uint64_t limit[max_size_classes];
     unsigned int classes;
     std::uint64_t wide; // largest segment of the wide lists (limit[classes - 1] when they are off)
     std::uint64_t wide_split; // largest segment of the first wide list (wide when the second is off)
@@ -105,16 +110,15 @@ struct packed_segment
 /// Where one round's binning writes: class c (< classes) lists packed segments from
 /// small[c_offset[c]], the large ones go to `large` and those of the two wide classes to `wide`
 /// and `wide_full` as ranges; counts[c] ends as the length of each list (classes + 1 and
-/// classes + 2: the wide ones). Each region
-/// holds every segment its list could get (fixed from the sizes), so one pass bins without
-/// counting first.
+/// classes + 2: the wide ones). Each region holds every segment its list could get (fixed from
+/// the sizes), so one pass bins without counting first.
 struct class_lists
 {
     std::uint64_t* small;
     segment_range* large;
     segment_range* wide;
     segment_range* wide_full;
-    std::uint64_t offset[16];
+    std::uint64_t offset[max_size_classes];
 };
 
 /// One pass over the round's segments: segments of one element are copied (when the output is
@@ -126,8 +130,8 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
                                     unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
                                     Value* values_out)
 {
-    __shared__ unsigned int local[19];
-    __shared__ unsigned int base[19];
+    __shared__ unsigned int local[max_class_lists];
+    __shared__ unsigned int base[max_class_lists];
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     // Block-uniform trip count, so the barriers below are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
