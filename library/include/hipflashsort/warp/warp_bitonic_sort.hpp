@@ -390,8 +390,10 @@ private:
     {
         if constexpr(!detail::has_values<Payload> && detail::is_natural_less<Less>::value)
         {
-            // Equal items are equal bits: min or max, chosen per lane, is the whole exchange (on
-            // NVIDIA one IMNMX whose predicate picks the side), instead of two compares and selects.
+            // Equal items are equal bits: min or max, chosen per lane, is the whole exchange,
+            // instead of two compares and selects. nvcc for sm_90 emits it as a min and a max
+            // predicated on the side: two VIMNMX per item, where a stage inside a lane's registers
+            // takes one (docs/performance.md, twenty-second session).
             const Element smaller = partner < element ? partner : element;
             const Element larger = partner < element ? element : partner;
             element = lower ? smaller : larger;
