@@ -233,7 +233,7 @@ struct segmented_config
 
     // Keys alone of up to 4 bytes take the wide flash network class above the flash network
     // class, up to wide_flash_network_capacity keys (fewer where its windows do not take that
-    // many: the runner's wide_limit): flash_network_sort by one block of 512 threads, two per
+    // many: the runner's wide[0].limit): flash_network_sort by one block of 512 threads, two per
     // multiprocessor, each with half its LDS (113 KiB on an H100, a row of about 27800 4-byte
     // keys), in windows of buckets where the row is short of the segment's rows, each window
     // reading the segment again (from L2 mostly). Its segments are large ones: it takes them

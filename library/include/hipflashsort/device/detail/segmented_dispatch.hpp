@@ -49,9 +49,8 @@ struct segmented_plan
     static constexpr unsigned int counters = max_class_lists; // the classes, the large list, the two wide lists
     static_assert(config::classes <= max_size_classes, "one limit and one list per class");
 
-    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_list = 0, wide_full_list = 0,
-                next = 0, counts = 0,
-                round = 0, matrix = 0, bytes = 0;
+    std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_lists[wide_classes] = {},
+                next = 0, counts = 0, round = 0, matrix = 0, bytes = 0;
     std::uint64_t class_offset[config::classes] = {};
     std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
 
@@ -86,8 +85,8 @@ struct segmented_plan
         take(values_tmp, has_values<Value> ? size * sizeof(Value) : 0);
         take(small_lists, entries * sizeof(std::uint64_t));
         take(large_list, large_capacity * sizeof(segment_range));
-        take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
-        take(wide_full_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
+        for(std::size_t& wide_list : wide_lists)
+            take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
@@ -127,15 +126,17 @@ struct segmented_runner
     deferring_kernel flash_network = nullptr;
     using wide_kernel = void (*)(const segment_range*, unsigned int, unsigned int, const Key*, Key*, Key*,
                                  segment_range*, unsigned int*, order);
-    wide_kernel wide_flash_network = nullptr;
-    unsigned int wide_slots = 0; // the wide class's staged row, in keys
-    unsigned int wide_limit = 0; // its largest segment: the most its windows take
-    // The full wide class: one block of wide_full_flash_network_block threads per multiprocessor
-    // with all of its LDS, for the segments above wide_split (what the wide class is expected to
-    // take in one window) up to wide_full_limit; null where the device does not grant that LDS.
-    wide_kernel wide_full_flash_network = nullptr;
-    unsigned int wide_full_slots = 0;
-    unsigned int wide_full_limit = 0;
+    /// A wide flash network class as the device took it: its kernel (null where it is off), block,
+    /// dynamic LDS, staged row in keys, and largest segment (the most its windows take).
+    struct wide_class
+    {
+        wide_kernel kernel = nullptr;
+        unsigned int block = 0, lds = 0, slots = 0, limit = 0;
+    };
+    // The wide class, then the full wide class: one block of wide_full_flash_network_block threads
+    // per multiprocessor with all of its LDS, for the segments above wide_split (what the wide
+    // class is expected to take in one window).
+    wide_class wide[wide_classes];
     unsigned int wide_split = 0;
 
     /// Opts the dynamic-LDS classes in to their LDS; a device that refuses sends those segments
@@ -168,13 +169,9 @@ struct segmented_runner
         }
         using sorter = typename config::wide_flash_network_sorter;
         const wide_row row = wide_row_in<sorter>(static_cast<unsigned int>(per_sm) / 2);
-        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_flash_network_block,
-                                                             config::wide_flash_network_capacity>;
-        if(row.limit <= config::flash_network_capacity || !opt_in(reinterpret_cast<const void*>(kernel), row.bytes))
+        if(row.limit <= config::flash_network_capacity
+           || !take_wide<sorter, config::wide_flash_network_block>(wide[0], row))
             return;
-        wide_flash_network = kernel;
-        wide_slots = row.slots;
-        wide_limit = row.limit;
         enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::typical_one_window(row.slots));
     }
 
@@ -183,14 +180,11 @@ struct segmented_runner
     /// more.
     void enable_wide_full_flash_network(unsigned int per_sm, unsigned int split)
     {
-        const wide_row row = wide_row_in<typename config::wide_full_flash_network_sorter>(per_sm);
-        const wide_kernel kernel = wide_flash_network_kernel<Key, config::wide_full_flash_network_block,
-                                                             config::wide_flash_network_capacity>;
-        if(row.limit < wide_limit || row.limit <= split || !opt_in(reinterpret_cast<const void*>(kernel), row.bytes))
+        using sorter = typename config::wide_full_flash_network_sorter;
+        const wide_row row = wide_row_in<sorter>(per_sm);
+        if(row.limit < wide[0].limit || row.limit <= split
+           || !take_wide<sorter, config::wide_full_flash_network_block>(wide[1], row))
             return;
-        wide_full_flash_network = kernel;
-        wide_full_slots = row.slots;
-        wide_full_limit = row.limit;
         wide_split = split;
     }
 
@@ -209,6 +203,17 @@ struct segmented_runner
         const unsigned int bytes = std::min(Sorter::lds_bytes(Sorter::full_slots), usable) / 16 * 16;
         const unsigned int slots = Sorter::slots_in(bytes);
         return {bytes, slots, Sorter::largest_windowed(slots)};
+    }
+
+    /// Opts the wide kernel of Block threads in to `row`'s LDS and, where granted, fills `c`
+    /// (launched with the LDS its staged row needs).
+    template <class Sorter, unsigned int Block>
+    bool take_wide(wide_class& c, const wide_row& row)
+    {
+        const wide_kernel kernel = wide_flash_network_kernel<Key, Block, config::wide_flash_network_capacity>;
+        if(!opt_in(reinterpret_cast<const void*>(kernel), row.bytes)) return false;
+        c = {kernel, Block, Sorter::lds_bytes(row.slots), row.slots, row.limit};
+        return true;
     }
 
     template <unsigned int... D>
@@ -254,11 +259,11 @@ struct segmented_runner
     template <class T>
     T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
 
-    /// The classes' limits; `wide`: whether the wide class takes its segments (the partition's
+    /// The classes' limits; `wide_lists`: whether the wide classes take their segments (the partition's
     /// buckets skip it: a plan that aims at a further round cuts buckets of up to 65536 keys, and
     /// a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class against
     /// 28.9-30.1 through that round on an H100).
-    class_limits limits(bool wide) const
+    class_limits limits(bool wide_lists) const
     {
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
@@ -276,11 +281,11 @@ struct segmented_runner
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
         }
         l.classes = config::classes;
-        l.wide = wide_flash_network && wide ? wide_limit : l.limit[config::classes - 1];
+        l.wide = wide[0].kernel && wide_lists ? wide[0].limit : l.limit[config::classes - 1];
         l.wide_split = l.wide;
-        if(wide_full_flash_network && wide)
+        if(wide[1].kernel && wide_lists)
         {
-            l.wide = wide_full_limit;
+            l.wide = wide[1].limit;
             l.wide_split = wide_split;
         }
         return l;
@@ -314,7 +319,7 @@ struct segmented_runner
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_limits l = limits(!buckets);
         class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list),
-                          at<segment_range>(plan.wide_list), at<segment_range>(plan.wide_full_list), {}};
+                          {at<segment_range>(plan.wide_lists[0]), at<segment_range>(plan.wide_lists[1])}, {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!buckets)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
@@ -331,14 +336,14 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, counts, sizeof(host), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
-        unsigned int wide = wide_flash_network ? host[config::large_class + 1] : 0u;
-        unsigned int wide_full = wide_full_flash_network ? host[config::large_class + 2] : 0u;
+        unsigned int widened[wide_classes] = {}, wide_total = 0;
+        for(unsigned int c = 0; c < wide_classes; c++)
+        {
+            widened[c] = wide[c].kernel ? host[config::large_class + 1 + c] : 0u;
+            wide_total += widened[c];
+        }
         // Too few for the wide classes: their lists come back to the host with the large one.
-        const bool to_partition = wide + wide_full < wide_min_segments();
-        const unsigned int wide_to_partition = to_partition ? wide : 0u;
-        const unsigned int wide_full_to_partition = to_partition ? wide_full : 0u;
-        wide -= wide_to_partition;
-        wide_full -= wide_full_to_partition;
+        const bool widening = wide_total >= wide_min_segments();
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
@@ -356,25 +361,17 @@ struct segmented_runner
         }
         if constexpr(config::has_wide_flash_network)
         {
-            if(wide != 0)
+            for(unsigned int c = 0; c < wide_classes; c++)
             {
-                wide_flash_network<<<grid_for(wide, 1, config::segment_grid_blocks_per_sm),
-                                     config::wide_flash_network_block,
-                                     config::wide_flash_network_sorter::lds_bytes(wide_slots), stream>>>(
-                    lists.wide, wide, wide_slots, keys_in, keys_out, at<Key>(plan.keys_tmp), lists.large,
+                if(!widening || widened[c] == 0) continue;
+                const wide_class& w = wide[c];
+                w.kernel<<<grid_for(widened[c], 1, config::segment_grid_blocks_per_sm), w.block, w.lds, stream>>>(
+                    lists.wide[c], widened[c], w.slots, keys_in, keys_out, at<Key>(plan.keys_tmp), lists.large,
                     counts + config::large_class, ord);
-            }
-            if(wide_full != 0)
-            {
-                wide_full_flash_network<<<grid_for(wide_full, 1, config::segment_grid_blocks_per_sm),
-                                          config::wide_full_flash_network_block,
-                                          config::wide_full_flash_network_sorter::lds_bytes(wide_full_slots), stream>>>(
-                    lists.wide_full, wide_full, wide_full_slots, keys_in, keys_out, at<Key>(plan.keys_tmp),
-                    lists.large, counts + config::large_class, ord);
             }
         }
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
-        if(deferring || wide != 0 || wide_full != 0)
+        if(deferring || widening)
         {
             // Segments left to the partition joined the large list.
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(&host[config::large_class], counts + config::large_class,
@@ -382,19 +379,20 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
         const unsigned int listed = host[config::large_class];
-        large.resize(listed + wide_to_partition + wide_full_to_partition);
+        large.resize(listed + (widening ? 0u : wide_total));
         if(large.empty()) return hipSuccess;
         if(listed != 0)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, listed * sizeof(segment_range),
                                                         hipMemcpyDeviceToHost, stream));
-        if(wide_to_partition != 0)
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + listed, lists.wide,
-                                                        wide_to_partition * sizeof(segment_range),
+        std::size_t at_end = listed;
+        for(unsigned int c = 0; c < wide_classes && !widening; c++)
+        {
+            if(widened[c] == 0) continue;
+            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + at_end, lists.wide[c],
+                                                        widened[c] * sizeof(segment_range),
                                                         hipMemcpyDeviceToHost, stream));
-        if(wide_full_to_partition != 0)
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + listed + wide_to_partition, lists.wide_full,
-                                                        wide_full_to_partition * sizeof(segment_range),
-                                                        hipMemcpyDeviceToHost, stream));
+            at_end += widened[c];
+        }
         return hipStreamSynchronize(stream);
     }
 

@@ -47,10 +47,11 @@ struct listed_segments
     HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t i) const { return list[i]; }
 };
 
-/// Most size classes a round bins into, and all its lists: the classes', the large list and the
-/// two wide lists.
+/// Most size classes a round bins into, the wide flash network classes (the wide class, then the
+/// full wide class), and all its lists: the classes', the large list and the wide lists.
 constexpr unsigned int max_size_classes = 16;
-constexpr unsigned int max_class_lists = max_size_classes + 3;
+constexpr unsigned int wide_classes = 2;
+constexpr unsigned int max_class_lists = max_size_classes + 1 + wide_classes;
 
 /// Class limits of one round: class c holds sizes in (limit[c-1], limit[c]]; sizes above the
 /// last limit go to the large list.
@@ -108,16 +109,14 @@ struct packed_segment
 };
 
 /// Where one round's binning writes: class c (< classes) lists packed segments from
-/// small[c_offset[c]], the large ones go to `large` and those of the two wide classes to `wide`
-/// and `wide_full` as ranges; counts[c] ends as the length of each list (classes + 1 and
-/// classes + 2: the wide ones). Each region holds every segment its list could get (fixed from
+/// small[c_offset[c]], the large ones go to `large` and those of the wide classes to `wide[w]` as
+/// ranges; counts[c] ends as the length of each list (classes + 1 + w: the wide ones). Each region holds every segment its list could get (fixed from
 /// the sizes), so one pass bins without counting first.
 struct class_lists
 {
     std::uint64_t* small;
     segment_range* large;
-    segment_range* wide;
-    segment_range* wide_full;
+    segment_range* wide[wide_classes];
     std::uint64_t offset[max_size_classes];
 };
 
@@ -136,7 +135,7 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
     // Block-uniform trip count, so the barriers below are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
     {
-        if(threadIdx.x <= limits.classes + 2) local[threadIdx.x] = 0;
+        if(threadIdx.x <= limits.classes + wide_classes) local[threadIdx.x] = 0;
         __syncthreads();
         const std::uint64_t i = first + threadIdx.x;
         segment_range r{0, 0};
@@ -147,15 +146,14 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
         if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
         if(size > 1) rank = atomicAdd(&local[cls], 1u);
         __syncthreads();
-        if(threadIdx.x <= limits.classes + 2 && local[threadIdx.x] != 0)
+        if(threadIdx.x <= limits.classes + wide_classes && local[threadIdx.x] != 0)
             base[threadIdx.x] = atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
         __syncthreads();
         if(size > 1)
         {
             if(cls < limits.classes) lists.small[lists.offset[cls] + base[cls] + rank] = packed_segment::pack(r);
             else if(cls == limits.classes) lists.large[base[cls] + rank] = r;
-            else if(cls == limits.classes + 1) lists.wide[base[cls] + rank] = r;
-            else lists.wide_full[base[cls] + rank] = r;
+            else lists.wide[cls - limits.classes - 1][base[cls] + rank] = r;
         }
         __syncthreads();
     }
