@@ -344,6 +344,15 @@ std::size_t wide_class_segments()
     return 2 * static_cast<std::size_t>(multiprocessors);
 }
 
+/// `count` segment sizes taken from `pattern` in turn.
+template <std::size_t N>
+std::vector<std::size_t> cycled_sizes(const std::size_t (&pattern)[N], std::size_t count)
+{
+    std::vector<std::size_t> sizes;
+    for(std::size_t i = 0; i < count; i++) sizes.push_back(pattern[i % N]);
+    return sizes;
+}
+
 // Forty segments of 16385-100000 keys without values: too few for the wide flash network class
 // (one block per segment), so one partition round takes all of them (chunks of several segments
 // side by side), with buckets that land in the network classes and, for skewed keys (an outlier,
@@ -353,8 +362,7 @@ TEST(SegmentedSort, ManyMediumSegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     const std::size_t pattern[] = {16385, 24577, 32769, 50000, 65535, 65536, 65537, 100000};
-    std::vector<std::size_t> many;
-    for(std::size_t i = 0; i < 40; i++) many.push_back(pattern[i % 8]);
+    const std::vector<std::size_t> many = cycled_sizes(pattern, 40);
     const std::vector<std::size_t> few = {65537, 16385, 40000, 65536, 131072};
     std::uint64_t seed = 3500;
     for(const order ord : {order::ascending, order::descending})
@@ -385,8 +393,7 @@ TEST(SegmentedSort, WideFlashNetworkClass)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     const std::size_t pattern[] = {16385, 24577, 65536, 32769, 50000, 65535, 40000, 65537};
-    std::vector<std::size_t> sizes;
-    for(std::size_t i = 0; i < wide_class_segments() + 8; i++) sizes.push_back(pattern[i % 8]);
+    const std::vector<std::size_t> sizes = cycled_sizes(pattern, wide_class_segments() + 8);
     std::uint64_t seed = 3700;
     for(const order ord : {order::ascending, order::descending})
     {
@@ -421,8 +428,7 @@ TEST(SegmentedSort, WideFlashNetworkSplit)
     const std::size_t split = std::max<std::size_t>(wide_split_size<std::uint32_t>(), 16386);
     ASSERT_EQ(split, std::max<std::size_t>(wide_split_size<float>(), 16386));
     const std::size_t pattern[] = {split - 1, split, split + 1, split + 2, split - 1000, split + 1000};
-    std::vector<std::size_t> sizes;
-    for(std::size_t i = 0; i < wide_class_segments() + 6; i++) sizes.push_back(pattern[i % 6]);
+    const std::vector<std::size_t> sizes = cycled_sizes(pattern, wide_class_segments() + 6);
     std::uint64_t seed = 3800;
     for(const order ord : {order::ascending, order::descending})
     {
