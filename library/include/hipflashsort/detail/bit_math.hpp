@@ -21,9 +21,13 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int ceil_pow2(unsigned int v) { retu
 /// Largest power of two <= v (1 for v <= 1).
 HIPFLASHSORT_HOST_DEVICE constexpr unsigned int pow2_floor(unsigned int v)
 {
-    unsigned int p = 1;
-    while(p * 2 <= v) p *= 2;
-    return p;
+    // Smearing the top bit down takes no loop: blocks compute this at run time before sorting.
+    v |= v >> 1;
+    v |= v >> 2;
+    v |= v >> 4;
+    v |= v >> 8;
+    v |= v >> 16;
+    return v <= 1 ? 1u : v - (v >> 1);
 }
 
 HIPFLASHSORT_HOST_DEVICE constexpr unsigned int max_u(unsigned int a, unsigned int b) { return a < b ? b : a; }
