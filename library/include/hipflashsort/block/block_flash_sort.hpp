@@ -1,13 +1,12 @@
 // Block-level flash sort (the patent's block level): one thread block sorts one array of up to
 // Capacity keys (and values) through LDS.
 //
-//   load → min/max → classify (interpolated bucket ids) → stable rank per bucket → prefix sum →
-//   scatter positions into LDS buckets → sort each bucket (rank sort if small, bitonic network on
-//   (image, slot) if large) → write back.
+//   load → min/max → classify (interpolated bucket ids) → rank per bucket (LDS atomics) →
+//   prefix sum → scatter positions and images into LDS buckets → sort each bucket (rank sort if
+//   small, bitonic network on (image, input position) if large) → write back.
 //
-// Stable and deterministic: the in-bucket sorts break ties by slot, and the scatter ranks items in
-// position order wherever that order can show (pairs, float zeros); keys-only elsewhere take the
-// LDS atomics' order among equal buckets, which no result can tell apart.
+// Stable and deterministic: the in-bucket sorts break ties by input position, so the order the
+// LDS atomics give a bucket's slots never shows in the result.
 #ifndef HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 #define HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 
@@ -68,10 +67,10 @@ public:
         Key keys[Capacity];
         Value values[with_values ? Capacity : 1];
         std::uint16_t bucket_of[Capacity]; // bucket of each input position
-        std::uint16_t aux[Capacity];       // wave-local rank; later the network's slots
+        std::uint16_t aux[Capacity];       // wave-local rank, then slot; later the network's positions
         std::uint16_t perm[Capacity];      // slot → input position, buckets in order
         std::uint32_t bucket_start[max_buckets + 1];
-        alignas(16) unsigned char scratch[scratch_bytes]; // per-wave counters; later network images
+        alignas(16) unsigned char scratch[scratch_bytes]; // per-wave counters; images by slot; network images
         word reduce[2 * shape::waves];
         std::uint32_t scan[shape::waves];
         std::uint32_t big_count;
@@ -96,13 +95,13 @@ public:
         }
         const unsigned int wanted = detail::pow2_floor(detail::max_u(2, size / items_per_bucket));
         const auto classify = detail::flash_classifier<Key>::make(lo, hi, wanted < max_buckets ? wanted : max_buckets, ord);
-        // Each wave ranks one contiguous span of positions, so ranks follow input order.
+        // Each wave ranks one contiguous span of positions with its own counter row.
         const unsigned int span = (size + shape::waves * shape::wave - 1) / (shape::waves * shape::wave) * shape::wave;
         rank_by_bucket(storage, size, span, ord, classify);
         const unsigned int buckets = classify.buckets;
         prefix_sum(storage, buckets, size);
-        scatter_positions(storage, size, span, buckets);
-        sort_small_buckets(storage, keys_out, values_out, size, ord);
+        scatter_positions(storage, size, span, buckets, ord);
+        sort_small_buckets(storage, keys_out, values_out, size);
         sort_large_buckets(storage, keys_out, values_out, buckets, ord);
     }
 
@@ -165,7 +164,7 @@ private:
             const bool valid = pos < size;
             const Key key = valid ? s.keys[pos] : Key();
             const unsigned int bucket = valid ? classify(key, image(key, ord)) : 0;
-            const unsigned int rank = detail::wave_rank<bucket_bits, with_values>(bucket, valid, key, mine);
+            const unsigned int rank = detail::wave_unordered_rank<bucket_bits>(bucket, valid, mine);
             if(valid)
             {
                 s.bucket_of[pos] = static_cast<std::uint16_t>(bucket);
@@ -187,16 +186,27 @@ private:
         syncthreads();
     }
 
+    HIPFLASHSORT_DEVICE static word* slot_images(storage_type& s) { return reinterpret_cast<word*>(s.scratch); }
+
+    // Slots first (aux[pos] becomes the slot), then the slot-ordered rows: perm and the images,
+    // which take the counters' place, so the in-bucket sorts read one LDS word per comparison.
     HIPFLASHSORT_DEVICE static void scatter_positions(storage_type& s, unsigned int size, unsigned int span,
-                                                      unsigned int buckets)
+                                                      unsigned int buckets, order ord)
     {
         for(unsigned int pos = threadIdx.x; pos < size; pos += BlockSize)
         {
             const unsigned int wave_id = pos / span;
-            const unsigned int slot = counters(s)[wave_id * row_of(buckets) + s.bucket_of[pos]] + s.aux[pos];
-            s.perm[slot] = static_cast<std::uint16_t>(pos);
+            const unsigned int base = counters(s)[wave_id * row_of(buckets) + s.bucket_of[pos]];
+            s.aux[pos] = static_cast<std::uint16_t>(base + s.aux[pos]);
         }
         if(threadIdx.x == 0) s.big_count = 0;
+        syncthreads();
+        for(unsigned int pos = threadIdx.x; pos < size; pos += BlockSize)
+        {
+            const unsigned int slot = s.aux[pos];
+            s.perm[slot] = static_cast<std::uint16_t>(pos);
+            slot_images(s)[slot] = image(s.keys[pos], ord);
+        }
         syncthreads();
     }
 
@@ -207,11 +217,49 @@ private:
         if constexpr(with_values) values[to] = s.values[pos];
     }
 
-    // One thread per slot counts the bucket's items that precede it: smaller image, or equal
-    // image and earlier slot (slots within a bucket are in input order).
-    HIPFLASHSORT_DEVICE static void sort_small_buckets(storage_type& s, Key* keys, Value* values,
-                                                       unsigned int size, order ord)
+    // How many of the bucket's items [begin, end) precede the one at `slot` (input position
+    // `pos`): smaller image, or equal image and earlier input position, as a bucket's slots are in
+    // the LDS atomics' order. Where equal images are equal keys and no values follow them, the
+    // slot breaks ties instead (any total order gives the same output).
+    HIPFLASHSORT_DEVICE static unsigned int rank_in_bucket(const storage_type& s, const word* images,
+                                                           unsigned int begin, unsigned int end, unsigned int slot,
+                                                           unsigned int pos)
     {
+        const word mine = images[slot];
+        unsigned int rank = 0;
+        if constexpr(!with_values && !codec::is_float)
+        {
+            for(unsigned int other = begin; other < end; other++)
+            {
+                const word theirs = images[other];
+                rank += theirs < mine || (theirs == mine && other < slot);
+            }
+        }
+        else if constexpr(sizeof(word) == 4)
+        {
+            // (image, position) as one 64-bit word: a compare pair per item, no branch on ties.
+            const std::uint64_t me = (std::uint64_t(mine) << 32) | pos;
+            for(unsigned int other = begin; other < end; other++)
+            {
+                rank += ((std::uint64_t(images[other]) << 32) | s.perm[other]) < me;
+            }
+        }
+        else
+        {
+            for(unsigned int other = begin; other < end; other++)
+            {
+                const word theirs = images[other];
+                rank += theirs < mine || (theirs == mine && s.perm[other] < pos);
+            }
+        }
+        return rank;
+    }
+
+    // One thread per slot ranks its item within its bucket and writes it out.
+    HIPFLASHSORT_DEVICE static void sort_small_buckets(storage_type& s, Key* keys, Value* values,
+                                                       unsigned int size)
+    {
+        const word* images = slot_images(s);
         for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
         {
             const unsigned int pos = s.perm[slot];
@@ -223,20 +271,13 @@ private:
                 if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
                 continue;
             }
-            const word mine = image(s.keys[pos], ord);
-            unsigned int rank = begin;
-            for(unsigned int other = begin; other < end; other++)
-            {
-                const word theirs = image(s.keys[s.perm[other]], ord);
-                rank += (theirs < mine) || (theirs == mine && other < slot);
-            }
-            write_item(s, keys, values, rank, pos);
+            write_item(s, keys, values, begin + rank_in_bucket(s, images, begin, end, slot, pos), pos);
         }
         syncthreads();
     }
 
-    // Buckets above rank_limit (skewed input): a bitonic network on (image, slot) pairs, which
-    // is a total order, so the result is stable and deterministic.
+    // Buckets above rank_limit (skewed input): a bitonic network on (image, input position)
+    // pairs, which is a total order, so the result is stable and deterministic.
     HIPFLASHSORT_DEVICE static void sort_large_buckets(storage_type& s, Key* keys, Value* values,
                                                        unsigned int buckets, order ord)
     {
@@ -252,14 +293,15 @@ private:
             while(padded < n) padded *= 2;
             for(unsigned int i = threadIdx.x; i < padded; i += BlockSize)
             {
-                images[i] = i < n ? image(s.keys[s.perm[begin + i]], ord) : ~word(0);
-                s.aux[i] = static_cast<std::uint16_t>(i < n ? begin + i : 0xffffu);
+                const unsigned int pos = i < n ? s.perm[begin + i] : 0xffffu;
+                images[i] = i < n ? image(s.keys[pos], ord) : ~word(0);
+                s.aux[i] = static_cast<std::uint16_t>(pos);
             }
             syncthreads();
             bitonic_pairs(images, s.aux, padded);
             for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
             {
-                write_item(s, keys, values, begin + i, s.perm[s.aux[i]]);
+                write_item(s, keys, values, begin + i, s.aux[i]);
             }
             syncthreads();
         }
