@@ -209,6 +209,32 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
     EXPECT_EQ(small_keys.buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
+// Pairs of 4-byte keys aim at the 512 class while a segment's buckets keep runs of at least
+// partition_min_run pairs per tile, and at the 1024 class once they would not.
+TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
+{
+    using pairs = plan_check<std::uint32_t, std::uint32_t>;
+    using config = pairs::config;
+    ASSERT_GT(config::partition_min_run, 0u);
+    const std::uint64_t round_keys = std::uint64_t(1) << 26;
+    const pairs::plan_type plan(round_keys, round_keys / 16384);
+    const auto gpu = pairs::make_runner(plan, 132, true);
+    ASSERT_GE(gpu.largest_small() / 2, 1024u);
+    const auto buckets = [](std::uint64_t keys, std::uint64_t limit) {
+        const std::uint64_t goal = limit / 5 * 4;
+        return static_cast<unsigned int>((keys + goal - 1) / goal);
+    };
+    const unsigned int most = config::partition_tile / config::partition_min_run;
+    EXPECT_EQ(gpu.buckets_for(16384, round_keys), buckets(16384, 512));
+    EXPECT_LE(gpu.buckets_for(16384, round_keys), most);
+    EXPECT_GT(buckets(65536, 512), most);
+    EXPECT_EQ(gpu.buckets_for(65536, round_keys), buckets(65536, 1024));
+    // Keys alone keep the 512 class.
+    using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
+    const keys::plan_type key_plan(round_keys, round_keys / 65536);
+    EXPECT_EQ(keys::make_runner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
+}
+
 // The size classes of each key and value type: limits strictly increasing (a segment has one
 // class), the static classes within 16384, each dynamic class in the dynamic LDS limit of this
 // platform, and the flash network above every dynamic flash class.

@@ -345,6 +345,13 @@ struct segmented_config
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
     static constexpr unsigned int partition_fill_keys = 512;
     static constexpr unsigned int partition_bucket_keys = networks ? partition_fill_keys : 2048;
+    // Pairs of keys of up to 4 bytes step up to the next class (1024) when the 512 class would
+    // leave each bucket a run of fewer than partition_min_run pairs per tile (more than 82
+    // buckets of a 2304-pair tile): short runs make the scatter slower than the larger networks.
+    // H100, 2^26 pairs, 3 rounds, buckets aimed at the 512 / 1024 class: segments of 16384
+    // (41 / 20 buckets) u32+u32 37.2 / 33.3 Gkeys/s, f32+u32 36.0 / 33.4; of 65536 (160 / 80
+    // buckets) 31.0 / 32.2 and 30.3 / 33.8; the power-law mix 28.9 / 30.2 and 28.3 / 31.3.
+    static constexpr unsigned int partition_min_run = networks && has_values<Value> ? 28 : 0;
     static constexpr unsigned int partition_round_buckets = 256;
     // A round that is not the last takes up to one bucket per 12 keys of a tile, so that each
     // bucket's run of a tile stays about 48 bytes or more of 4-byte keys (at 342 buckets 2^28

@@ -515,6 +515,7 @@ struct segmented_runner
     ///   down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_max_buckets reach, so that few buckets spill into the
     ///   next class, up to half the largest small class; beyond that, partition_max_buckets.
+    ///   Pairs start one class higher where the first would leave short runs (short_runs).
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
     ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
     /// H100, one run against powers of two (buckets of up to one class limit, which sent about
@@ -540,6 +541,7 @@ struct segmented_runner
         }
         std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
         while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
+        if(short_runs(size, limit) && 2 * limit <= largest_small() / 2) limit *= 2;
         for(;; limit *= 2)
         {
             const std::uint64_t goal = bucket_goal(limit);
@@ -547,6 +549,15 @@ struct segmented_runner
             if(wanted <= most) return static_cast<unsigned int>(std::max<std::uint64_t>(wanted, 2));
             if(2 * limit > largest_small() / 2) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Whether buckets aimed at the class of `limit` keys would leave runs shorter than
+    /// partition_min_run per tile (pairs of keys of up to 4 bytes only).
+    static bool short_runs(std::uint64_t size, std::uint64_t limit)
+    {
+        if constexpr(config::partition_min_run == 0) return false;
+        const std::uint64_t wanted = (size + bucket_goal(limit) - 1) / bucket_goal(limit);
+        return wanted > config::partition_tile / config::partition_min_run;
     }
 
     /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
