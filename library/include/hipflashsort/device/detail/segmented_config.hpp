@@ -346,8 +346,9 @@ struct segmented_config
     static constexpr unsigned int partition_fill_keys = 512;
     static constexpr unsigned int partition_bucket_keys = networks ? partition_fill_keys : 2048;
     // Pairs of keys of up to 4 bytes step up to the next class (1024) when the 512 class would
-    // leave each bucket a run of fewer than partition_min_run pairs per tile (more than 82
-    // buckets of a 2304-pair tile): short runs make the scatter slower than the larger networks.
+    // leave each bucket a run of fewer than partition_min_run pairs per tile (with 4-byte values,
+    // more than 82 buckets of a 2304-pair tile): short runs make the scatter slower than the
+    // larger networks.
     // H100, 2^26 pairs, 3 rounds, buckets aimed at the 512 / 1024 class: segments of 16384
     // (41 / 20 buckets) u32+u32 37.2 / 33.3 Gkeys/s, f32+u32 36.0 / 33.4; of 65536 (160 / 80
     // buckets) 31.0 / 32.2 and 30.3 / 33.8; the power-law mix 28.9 / 30.2 and 28.3 / 31.3.
