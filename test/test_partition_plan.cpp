@@ -210,7 +210,8 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
 }
 
 // Pairs of 4-byte keys aim at the 512 class while a segment's buckets keep runs of at least
-// partition_min_run pairs per tile, and at the 1024 class once they would not.
+// partition_min_run pairs per tile, and at the 1024 class once they would not, where the round
+// still fills the GPU.
 TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
 {
     using pairs = plan_check<std::uint32_t, std::uint32_t>;
@@ -229,6 +230,9 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     EXPECT_LE(gpu.buckets_for(16384, round_keys), most);
     EXPECT_GT(buckets(65536, 512), most);
     EXPECT_EQ(gpu.buckets_for(65536, round_keys), buckets(65536, 1024));
+    // A sort of 2^16 pairs: 80 buckets of the 1024 class would not give two blocks per
+    // multiprocessor, so it keeps the 512 class.
+    EXPECT_EQ(gpu.buckets_for(65536, 65536), buckets(65536, 512));
     // Keys alone keep the 512 class.
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
     const keys::plan_type key_plan(round_keys, round_keys / 65536);

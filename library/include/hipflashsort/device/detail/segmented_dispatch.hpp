@@ -515,7 +515,8 @@ struct segmented_runner
     ///   down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_max_buckets reach, so that few buckets spill into the
     ///   next class, up to half the largest small class; beyond that, partition_max_buckets.
-    ///   Pairs start one class higher where the first would leave short runs (short_runs).
+    ///   Pairs start one class higher where the first would leave short runs (short_runs) and
+    ///   the round still fills the GPU with the larger buckets.
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
     ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
     /// H100, one run against powers of two (buckets of up to one class limit, which sent about
@@ -541,7 +542,8 @@ struct segmented_runner
         }
         std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
         while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
-        if(short_runs(size, limit) && 2 * limit <= largest_small() / 2) limit *= 2;
+        if(short_runs(size, limit) && 2 * limit <= largest_small() / 2 && fills_gpu(round_keys, bucket_goal(2 * limit)))
+            limit *= 2;
         for(;; limit *= 2)
         {
             const std::uint64_t goal = bucket_goal(limit);
