@@ -185,6 +185,13 @@ TYPED_TEST(PartitionPlan, ManySegmentsFitTheReservedStorage)
 // 2048 keys where a 4096 class exists, as on NVIDIA, of 1024 where 2048 is the largest, as on
 // gfx9) where the round gives two blocks per multiprocessor, else at smaller buckets; keys of up
 // to 4 bytes keep buckets of 4/5 of 512 (the 512 network class).
+/// Buckets averaging at most 4/5 of a class limit.
+unsigned int buckets(std::uint64_t keys, std::uint64_t limit)
+{
+    const std::uint64_t goal = limit / 5 * 4;
+    return static_cast<unsigned int>((keys + goal - 1) / goal);
+}
+
 TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
 {
     using wide = plan_check<std::uint64_t, hipflashsort::empty_type>;
@@ -192,11 +199,6 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
     const std::uint64_t round_keys = std::uint64_t(1) << 24;
     const wide::plan_type wide_plan(round_keys, 256);
     const narrow::plan_type narrow_plan(round_keys, 256);
-    // Buckets averaging at most 4/5 of a class limit.
-    const auto buckets = [](std::uint64_t keys, std::uint64_t limit) {
-        const std::uint64_t goal = limit / 5 * 4;
-        return static_cast<unsigned int>((keys + goal - 1) / goal);
-    };
     const auto gpu = wide::make_runner(wide_plan, 132, true);
     const std::uint64_t aim = std::min<std::uint64_t>(2048, gpu.largest_small() / 2);
     ASSERT_GE(aim, 1024u) << "u64 keys have a dynamic flash class of 2048 or more";
@@ -221,10 +223,6 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     const pairs::plan_type plan(round_keys, round_keys / 16384);
     const auto gpu = pairs::make_runner(plan, 132, true);
     ASSERT_GE(gpu.largest_small() / 2, 1024u);
-    const auto buckets = [](std::uint64_t keys, std::uint64_t limit) {
-        const std::uint64_t goal = limit / 5 * 4;
-        return static_cast<unsigned int>((keys + goal - 1) / goal);
-    };
     const unsigned int most = config::partition_tile / config::partition_min_run;
     EXPECT_EQ(gpu.buckets_for(16384, round_keys), buckets(16384, 512));
     EXPECT_LE(gpu.buckets_for(16384, round_keys), most);

@@ -259,11 +259,11 @@ struct segmented_runner
     template <class T>
     T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
 
-    /// The classes' limits; `wide_lists`: whether the wide classes take their segments (the partition's
-    /// buckets skip it: a plan that aims at a further round cuts buckets of up to 65536 keys, and
-    /// a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class against
-    /// 28.9-30.1 through that round on an H100).
-    class_limits limits(bool wide_lists) const
+    /// The classes' limits; `with_wide`: whether the wide classes take their segments (the
+    /// partition's buckets skip them: a plan that aims at a further round cuts buckets of up to
+    /// 65536 keys, and a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class
+    /// against 28.9-30.1 through that round on an H100).
+    class_limits limits(bool with_wide) const
     {
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
@@ -281,9 +281,9 @@ struct segmented_runner
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
         }
         l.classes = config::classes;
-        l.wide = wide[0].kernel && wide_lists ? wide[0].limit : l.limit[config::classes - 1];
+        l.wide = wide[0].kernel && with_wide ? wide[0].limit : l.limit[config::classes - 1];
         l.wide_split = l.wide;
-        if(wide[1].kernel && wide_lists)
+        if(wide[1].kernel && with_wide)
         {
             l.wide = wide[1].limit;
             l.wide_split = wide_split;
@@ -542,15 +542,23 @@ struct segmented_runner
         }
         std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
         while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
-        if(short_runs(size, limit) && 2 * limit <= largest_small() / 2 && fills_gpu(round_keys, bucket_goal(2 * limit)))
+        if(short_runs(size, limit) && aims_within(2 * limit) && fills_gpu(round_keys, bucket_goal(2 * limit)))
             limit *= 2;
         for(;; limit *= 2)
         {
-            const std::uint64_t goal = bucket_goal(limit);
-            const std::uint64_t wanted = (size + goal - 1) / goal;
+            const std::uint64_t wanted = buckets_aimed_at(size, limit);
             if(wanted <= most) return static_cast<unsigned int>(std::max<std::uint64_t>(wanted, 2));
-            if(2 * limit > largest_small() / 2) return static_cast<unsigned int>(most);
+            if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Whether a last round may aim at the class of `limit` keys: up to half the largest small class.
+    bool aims_within(std::uint64_t limit) const { return limit <= largest_small() / 2; }
+
+    /// Buckets that cut `size` keys into buckets of bucket_goal(limit) keys.
+    static std::uint64_t buckets_aimed_at(std::uint64_t size, std::uint64_t limit)
+    {
+        return (size + bucket_goal(limit) - 1) / bucket_goal(limit);
     }
 
     /// Whether buckets aimed at the class of `limit` keys would leave runs shorter than
@@ -558,8 +566,7 @@ struct segmented_runner
     static bool short_runs(std::uint64_t size, std::uint64_t limit)
     {
         if constexpr(config::partition_min_run == 0) return false;
-        const std::uint64_t wanted = (size + bucket_goal(limit) - 1) / bucket_goal(limit);
-        return wanted > config::partition_tile / config::partition_min_run;
+        return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
     }
 
     /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few

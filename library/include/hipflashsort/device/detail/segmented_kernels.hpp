@@ -110,8 +110,9 @@ struct packed_segment
 
 /// Where one round's binning writes: class c (< classes) lists packed segments from
 /// small[c_offset[c]], the large ones go to `large` and those of the wide classes to `wide[w]` as
-/// ranges; counts[c] ends as the length of each list (classes + 1 + w: the wide ones). Each region holds every segment its list could get (fixed from
-/// the sizes), so one pass bins without counting first.
+/// ranges; counts[c] ends as the length of each list (classes + 1 + w: the wide ones). Each region
+/// holds every segment its list could get (fixed from the sizes), so one pass bins without
+/// counting first.
 struct class_lists
 {
     std::uint64_t* small;
