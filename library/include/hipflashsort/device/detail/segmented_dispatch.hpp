@@ -565,8 +565,10 @@ struct segmented_runner
     /// partition_min_run per tile (pairs of keys of up to 4 bytes only).
     static bool short_runs(std::uint64_t size, std::uint64_t limit)
     {
-        if constexpr(config::partition_min_run == 0) return false;
-        return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
+        if constexpr(config::partition_min_run == 0)
+            return false;
+        else // no division by a zero run length where none applies
+            return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
     }
 
     /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
