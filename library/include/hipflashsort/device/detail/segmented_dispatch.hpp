@@ -125,7 +125,7 @@ struct segmented_runner
     segments_kernel dynamic_flash[config::max_dynamic_flash_classes] = {}; // the first dynamic_flash_classes
     deferring_kernel flash_network = nullptr;
     using wide_kernel = void (*)(const segment_range*, unsigned int, unsigned int, const Key*, Key*, Key*,
-                                 segment_range*, unsigned int*, order);
+                                 segment_range*, unsigned int*, unsigned int, order);
     /// A wide flash network class as the device took it: its kernel (null where it is off), block,
     /// dynamic LDS, staged row in keys, and largest segment (the most its windows take).
     struct wide_class
@@ -365,9 +365,11 @@ struct segmented_runner
             {
                 if(!widening || widened[c] == 0) continue;
                 const wide_class& w = wide[c];
+                // Blocks at work at once: 1024 / block per multiprocessor (its launch bounds).
+                const unsigned int resident = static_cast<unsigned int>(std::max(1, multiprocessors)) * 1024 / w.block;
                 w.kernel<<<grid_for(widened[c], 1, config::segment_grid_blocks_per_sm), w.block, w.lds, stream>>>(
                     lists.wide[c], widened[c], w.slots, keys_in, keys_out, at<Key>(plan.keys_tmp), lists.large,
-                    counts + config::large_class, ord);
+                    counts + config::large_class, resident, ord);
             }
         }
         HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
