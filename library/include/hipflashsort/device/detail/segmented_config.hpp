@@ -85,6 +85,15 @@ struct segmented_config
     // 115.6 / 153.2; 8 items at 128 alone gave 112 pairs 124.7, 4 items there 97.1.
     static constexpr unsigned int network_items[7]
         = {4, 4, has_values<Value> ? 4u : 8u, has_values<Value> ? 8u : 16u, has_values<Value> ? 8u : 16u, 16, 32};
+    // Pairs' network classes stage each segment in LDS before their network: in a loop of
+    // load-store pairs, or with every load of a lane issued before its first store
+    // (stage_segment) where that ran faster. u32+u32 / f32+u32 segments, H100, 2^26 pairs,
+    // Gkeys/s, medians of three rounds, loop against batched: 16 pairs 140.2 / 137.7 against
+    // 139.7 / 135.4, 32 142.1 / 143.1 against 139.8 / 141.3, 64 156.4 / 155.4 against 156.4 /
+    // 155.4, 112 (the 128 class) 126.9 / 123.5 against 138.3 / 139.5, 113 112.7 / 111.8 against
+    // 124.7 / 125.0, 256 157.5 / 149.6 against 150.0 / 143.5, 512 134.5 / 112.5 against 128.4 /
+    // 113.5.
+    static constexpr bool network_batched_staging[7] = {false, false, false, true, false, false, false};
     // A network class's block stages BlockSize * items keys and values in LDS: 256 threads,
     // halved while that passes 23 KiB (16-byte values), so that several blocks share a
     // multiprocessor and the static LDS stays far below its 48 KiB limit.

@@ -418,7 +418,7 @@ struct segmented_runner
             const unsigned int grid = grid_for(count, block / wave, config::grid_blocks_per_sm);
             if constexpr(has_values<Value>)
             {
-                bitonic_sort_segments_kernel<Key, Value, block, wave, items>
+                bitonic_sort_segments_kernel<Key, Value, block, wave, items, config::network_batched_staging[C]>
                     <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, values_in, values_out, ord);
             }
             else

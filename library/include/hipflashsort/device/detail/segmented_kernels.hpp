@@ -184,9 +184,44 @@ HIPFLASHSORT_DEVICE void for_each_listed_segment(const std::uint64_t* list, unsi
     }
 }
 
+/// Copies a segment of `size` <= Threads * PerThread keys (and values) into LDS, thread `member`
+/// of Threads taking positions member, member + Threads, ...: every load is issued before the
+/// first store (segmented_config::network_batched_staging says where that is faster than a loop
+/// of load-store pairs).
+template <unsigned int Threads, unsigned int PerThread, class Key, class Value>
+HIPFLASHSORT_DEVICE void stage_segment(const Key* keys_in, const Value* values_in, Key* keys, Value* values,
+                                       unsigned int size, unsigned int member)
+{
+    // One lane pointer and constant offsets, as in load_striped_images.
+    const Key* const lane_keys = keys_in + member;
+    [[maybe_unused]] const Value* const lane_values = values_in + (has_values<Value> ? member : 0);
+    Key k[PerThread];
+    [[maybe_unused]] Value v[has_values<Value> ? PerThread : 1];
+#pragma unroll
+    for(unsigned int j = 0; j < PerThread; j++)
+    {
+        if(j * Threads + member < size)
+        {
+            k[j] = lane_keys[j * Threads];
+            if constexpr(has_values<Value>) v[j] = lane_values[j * Threads];
+        }
+    }
+#pragma unroll
+    for(unsigned int j = 0; j < PerThread; j++)
+    {
+        if(j * Threads + member < size)
+        {
+            keys[j * Threads + member] = k[j];
+            if constexpr(has_values<Value>) values[j * Threads + member] = v[j];
+        }
+    }
+}
+
 /// for_each_listed_segment that first copies each segment into the group's LDS slice of
-/// Capacity keys (and values) and calls sort(begin, size, member, keys, values) on it.
-template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, class Key, class Value, class Sort>
+/// Capacity keys (and values), in a loop or (Batched) with stage_segment, and calls
+/// sort(begin, size, member, keys, values) on it.
+template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, bool Batched = false, class Key,
+          class Value, class Sort>
 HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsigned int count, const Key* keys_in,
                                                  const Value* values_in, Key* staged_keys, Value* staged_values,
                                                  Sort sort)
@@ -195,10 +230,18 @@ HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsi
         list, count, [&](std::uint64_t begin, unsigned int size, unsigned int group, unsigned int member) {
             Key* keys = staged_keys + group * Capacity;
             Value* values = staged_values + (has_values<Value> ? group * Capacity : 0);
-            for(unsigned int i = member; i < size; i += Group)
+            if constexpr(Batched)
             {
-                keys[i] = keys_in[begin + i];
-                if constexpr(has_values<Value>) values[i] = values_in[begin + i];
+                static_assert(Capacity % Group == 0, "whole items per thread");
+                stage_segment<Group, Capacity / Group>(keys_in + begin, values_in + begin, keys, values, size, member);
+            }
+            else
+            {
+                for(unsigned int i = member; i < size; i += Group)
+                {
+                    keys[i] = keys_in[begin + i];
+                    if constexpr(has_values<Value>) values[i] = values_in[begin + i];
+                }
             }
             wave_barrier();
             sort(begin, size, member, keys, values);
@@ -401,9 +444,10 @@ __global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void biton
 }
 
 /// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes with values, one
-/// logical wavefront each, staged in LDS and sorted by a bitonic network on (image, position)
-/// composites (sort_composites).
-template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread>
+/// logical wavefront each, staged in LDS (BatchedStaging: by stage_segment) and sorted by a
+/// bitonic network on (image, position) composites (sort_composites).
+template <class Key, class Value, unsigned int BlockSize, unsigned int LogicalWave, unsigned int ItemsPerThread,
+          bool BatchedStaging>
 __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
     Value* values_out, order ord)
@@ -415,7 +459,7 @@ __global__ __launch_bounds__(BlockSize) void bitonic_sort_segments_kernel(
     // Aligned for blocked_lds's word reads of a lane's items.
     __shared__ __align__(16) Key keys[groups * capacity];
     __shared__ __align__(16) Value values[groups * capacity];
-    for_each_staged_segment<BlockSize, LogicalWave, capacity>(
+    for_each_staged_segment<BlockSize, LogicalWave, capacity, BatchedStaging>(
         list, count, keys_in, values_in, keys, values,
         [&](std::uint64_t begin, unsigned int size, unsigned int member, Key* my_keys, Value* my_values) {
             sort_composites<Key, Value, ItemsPerThread>(wave_team<LogicalWave>{member}, my_keys, my_values,
