@@ -4,6 +4,7 @@
 #include <hipflashsort/intrinsics/intrinsics.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -78,6 +79,79 @@ TEST(Intrinsics, SyncthreadsOrSeesAnyThread)
     for(std::size_t i = 0; i < n; i++) ASSERT_EQ(out[i], which[i / block] >= 0 ? 1 : 0) << "thread " << i;
     HIP_CHECK(hipFree(d_which));
     HIP_CHECK(hipFree(d_out));
+}
+
+// Each thread prefetches its input's line and stores f(in[i]) with store_streaming: the hints
+// must not change what is stored, for arithmetic types (the hinted store) and others (plain).
+template <class T>
+__global__ void cache_hints_kernel(const T* in, T* out, unsigned int n)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if(i >= n) return;
+    hipflashsort::prefetch_l2(in + i);
+    hipflashsort::store_streaming(out + i, static_cast<T>(in[i] * 3 + 1));
+}
+
+template <>
+__global__ void cache_hints_kernel<wide>(const wide* in, wide* out, unsigned int n)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if(i >= n) return;
+    hipflashsort::prefetch_l2(in + i);
+    const wide w = in[i];
+    hipflashsort::store_streaming(out + i, wide{w.a * 3 + 1, w.b * 3 + 1, static_cast<std::uint16_t>(w.c * 3 + 1)});
+}
+
+template <class T>
+bool same(const T& a, const T& b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0; // bitwise, for the floats
+}
+
+bool same(const wide& a, const wide& b) { return a.a == b.a && a.b == b.b && a.c == b.c; } // not the padding
+
+template <class T, class Make>
+void check_cache_hints(Make make, unsigned int n)
+{
+    std::vector<T> in(n), expected(n);
+    for(unsigned int i = 0; i < n; i++)
+    {
+        in[i] = make(i);
+        expected[i] = make(i, true);
+    }
+    T* d_in = nullptr;
+    T* d_out = nullptr;
+    HIP_CHECK(hipMalloc(&d_in, n * sizeof(T)));
+    HIP_CHECK(hipMalloc(&d_out, n * sizeof(T)));
+    HIP_CHECK(hipMemcpy(d_in, in.data(), n * sizeof(T), hipMemcpyHostToDevice));
+    HIP_CHECK(hipMemset(d_out, 0xA5, n * sizeof(T)));
+    cache_hints_kernel<T><<<(n + 255) / 256, 256>>>(d_in, d_out, n);
+    HIP_CHECK(hipGetLastError());
+    std::vector<T> out(n);
+    HIP_CHECK(hipMemcpy(out.data(), d_out, n * sizeof(T), hipMemcpyDeviceToHost));
+    for(unsigned int i = 0; i < n; i++) ASSERT_TRUE(same(out[i], expected[i])) << "element " << i << ", " << sizeof(T) << " bytes";
+    HIP_CHECK(hipFree(d_in));
+    HIP_CHECK(hipFree(d_out));
+}
+
+TEST(Intrinsics, CacheHintsKeepStoredValues)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const unsigned int n = 1000; // a partial last block
+    const auto f = [](auto x, bool applied) { return applied ? decltype(x)(x * 3 + 1) : x; };
+    check_cache_hints<std::uint8_t>([&](unsigned int i, bool a = false) { return f(std::uint8_t(i * 7), a); }, n);
+    check_cache_hints<std::int16_t>([&](unsigned int i, bool a = false) { return f(std::int16_t(i * 131 - 9000), a); }, n);
+    check_cache_hints<std::uint32_t>([&](unsigned int i, bool a = false) { return f(i * 2654435761u, a); }, n);
+    check_cache_hints<std::uint64_t>([&](unsigned int i, bool a = false) { return f(std::uint64_t(i) << 40 | i, a); }, n);
+    check_cache_hints<float>([&](unsigned int i, bool a = false) { return f(float(i) * 0.25f - 7.0f, a); }, n);
+    // Values whose f is exact, so that a fused multiply-add gives the same bits.
+    check_cache_hints<double>([&](unsigned int i, bool a = false) { return f(double(i) * 0.125 - 0.5, a); }, n);
+    check_cache_hints<wide>(
+        [](unsigned int i, bool a = false) {
+            const wide w{std::uint64_t(i) * 977, i * 5u, static_cast<std::uint16_t>(i)};
+            return a ? wide{w.a * 3 + 1, w.b * 3 + 1, static_cast<std::uint16_t>(w.c * 3 + 1)} : w;
+        },
+        n);
 }
 
 TEST(Intrinsics, DeviceWavefrontSizeMatchesHostQuery)

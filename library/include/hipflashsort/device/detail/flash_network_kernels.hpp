@@ -151,9 +151,9 @@ struct flash_network_sort
     /// prefetched into L2 while the last window's networks run: the input is no longer read then,
     /// and the next segment's range scan finds its keys in L2 instead of waiting on DRAM. The
     /// windows' output is stored streaming (evicted first), so that it does not push them out.
-    /// H100, 2^26 keys, Gkeys/s, five runs: segments of 32768 / 65536 keys u32 86.4 / 76.1 ->
-    /// 90.8 / 78.1, f32 78.5 / 70.0 -> 83.5 / 72.6; the streaming stores alone, in another run of
-    /// four, 65536 keys u32 76.1 -> 76.9, f32 70.3 -> 71.4. Unwindowed (the flash network class,
+    /// H100, 2^26 keys, Gkeys/s, five rounds: segments of 32768 / 65536 keys u32 86.4 / 76.1 ->
+    /// 90.8 / 78.1, f32 78.5 / 70.0 -> 83.5 / 72.6; the streaming stores alone, in another call of
+    /// four rounds, 65536 keys u32 76.1 -> 76.9, f32 70.3 -> 71.4. Unwindowed (the flash network class,
     /// two blocks per multiprocessor) a prefetch of the block's next segment changed nothing: u32
     /// segments of 16384 keys 116.0 -> 115.3.
     HIPFLASHSORT_DEVICE bool sort(const Key* in, Key* out, unsigned int size, Key* scratch = nullptr,
@@ -527,8 +527,9 @@ __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
 /// the networks is appended to `deferred` (counter `deferred_count`) for the partition.
 /// `scratch`: the round's other buffer, free over the entries' ranges. 1024 / BlockSize blocks per
 /// multiprocessor (the wide class two of 512 threads, the full wide class one of 1024), `resident`
-/// in all: a grid of one block per entry has the hardware start entry index + resident, about,
-/// when the block of entry index ends, and that is the entry whose keys it prefetches.
+/// blocks in all. Each block prefetches the entry that follows its own: in a grid of one block
+/// per entry, the hardware starts about entry index + resident when the block of entry index
+/// ends; in a capped grid, the block takes index + gridDim.x itself.
 template <class Key, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize, 1024 / BlockSize) void wide_flash_network_kernel(
     const segment_range* list, unsigned int count, unsigned int slots, const Key* keys_in, Key* keys_out,
