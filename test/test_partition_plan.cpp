@@ -181,10 +181,6 @@ TYPED_TEST(PartitionPlan, ManySegmentsFitTheReservedStorage)
     plan_check<typename TypeParam::key, typename TypeParam::value>::many_segments(20261122);
 }
 
-// Keys wider than 4 bytes aim the last round at their largest flash classes (buckets of 4/5 of
-// 2048 keys where a 4096 class exists, as on NVIDIA, of 1024 where 2048 is the largest, as on
-// gfx9) where the round gives two blocks per multiprocessor, else at smaller buckets; keys of up
-// to 4 bytes keep buckets of 4/5 of 512 (the 512 network class).
 /// Buckets averaging at most 4/5 of a class limit.
 unsigned int buckets(std::uint64_t keys, std::uint64_t limit)
 {
@@ -192,6 +188,10 @@ unsigned int buckets(std::uint64_t keys, std::uint64_t limit)
     return static_cast<unsigned int>((keys + goal - 1) / goal);
 }
 
+// Keys wider than 4 bytes aim the last round at their largest flash classes (buckets of 4/5 of
+// 2048 keys where a 4096 class exists, as on NVIDIA, of 1024 where 2048 is the largest, as on
+// gfx9) where the round gives two blocks per multiprocessor, else at smaller buckets; keys of up
+// to 4 bytes keep buckets of 4/5 of 512 (the 512 network class).
 TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
 {
     using wide = plan_check<std::uint64_t, hipflashsort::empty_type>;

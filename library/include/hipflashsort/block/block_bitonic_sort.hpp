@@ -29,7 +29,7 @@ namespace detail {
 /// Smallest power of two >= x (1 for x <= 1), at run time without a loop.
 HIPFLASHSORT_DEVICE unsigned int bitonic_ceil_pow2_rt(unsigned int x)
 {
-    return x <= 1 ? 1u : 1u << (32 - __clz(static_cast<int>(x - 1)));
+    return x <= 1 ? 1u : 1u << (32 - leading_zeros(x - 1));
 }
 
 /// Storage for N objects of T that are never constructed: keeps __shared__ declarations legal

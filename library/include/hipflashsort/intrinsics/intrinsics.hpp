@@ -4,6 +4,7 @@
 
 #include "ballot.hpp"
 #include "barrier.hpp"
+#include "bits.hpp"
 #include "cache_hints.hpp"
 #include "shuffle.hpp"
 #include "wavefront.hpp"

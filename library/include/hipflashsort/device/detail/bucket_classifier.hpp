@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../../config.hpp"
+#include "../../intrinsics/bits.hpp"
 #include "../../thread/radix_key_codec.hpp"
 
 namespace hipflashsort {
@@ -15,20 +16,6 @@ namespace detail {
 /// Images are classified as 32-bit (keys of 1-4 bytes) or 64-bit words.
 template <class BitKey>
 using wide_image_t = std::conditional_t<(sizeof(BitKey) <= 4), std::uint32_t, std::uint64_t>;
-
-HIPFLASHSORT_HOST_DEVICE std::uint32_t mul_hi(std::uint32_t a, std::uint32_t b)
-{
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b) >> 32);
-}
-
-HIPFLASHSORT_HOST_DEVICE std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return __umul64hi(a, b);
-#else
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
 
 template <class Word>
 struct bucket_classifier
@@ -110,21 +97,6 @@ private:
             r += d1;
         }
         return q;
-    }
-
-    HIPFLASHSORT_HOST_DEVICE static unsigned int leading_zeros(Word v)
-    {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-        if constexpr(sizeof(Word) == 4)
-            return static_cast<unsigned int>(__clz(static_cast<int>(v)));
-        else
-            return static_cast<unsigned int>(__clzll(static_cast<long long>(v)));
-#else
-        if constexpr(sizeof(Word) == 4)
-            return static_cast<unsigned int>(__builtin_clz(v));
-        else
-            return static_cast<unsigned int>(__builtin_clzll(v));
-#endif
     }
 };
 

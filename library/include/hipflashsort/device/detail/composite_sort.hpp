@@ -49,7 +49,7 @@ HIPFLASHSORT_DEVICE unsigned int spread_bits(const Team& team, const std::uint32
     }
     team.min_max(low, high);
     const std::uint32_t spread = low ^ high;
-    return spread == 0 ? 0u : 32u - static_cast<unsigned int>(__clz(static_cast<int>(spread)));
+    return spread == 0 ? 0u : 32u - leading_zeros(spread);
 }
 
 /// Row positions of a team's keys (their order images, blocked as staged) in the order of the

@@ -33,7 +33,7 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
     // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
     // the same for all of this lane's items. A flip stage (mask = level - 1) pairs item j with the
     // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
-    const unsigned int top = 1u << (31 - __clz(static_cast<int>(mask)));
+    const unsigned int top = 1u << (31 - leading_zeros(mask));
     const bool lower = (first & top) == 0;
     const bool flip = (mask & 1u) != 0;
 #pragma unroll

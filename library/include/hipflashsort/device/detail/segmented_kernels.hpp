@@ -185,41 +185,52 @@ HIPFLASHSORT_DEVICE void for_each_listed_segment(const std::uint64_t* list, unsi
 }
 
 /// Copies a segment of `size` <= Threads * PerThread keys (and values) into LDS, thread `member`
-/// of Threads taking positions member, member + Threads, ...: every load is issued before the
-/// first store (segmented_config::network_batched_staging says where that is faster than a loop
-/// of load-store pairs).
-template <unsigned int Threads, unsigned int PerThread, class Key, class Value>
+/// of Threads taking positions member, member + Threads, ...: in a loop of load-store pairs, or
+/// (Batched) with every load of the thread issued before its first store
+/// (segmented_config::network_batched_staging says where that is faster).
+template <unsigned int Threads, unsigned int PerThread, bool Batched, class Key, class Value>
 HIPFLASHSORT_DEVICE void stage_segment(const Key* keys_in, const Value* values_in, Key* keys, Value* values,
                                        unsigned int size, unsigned int member)
 {
-    // One lane pointer and constant offsets, as in load_striped_images.
-    const Key* const lane_keys = keys_in + member;
-    [[maybe_unused]] const Value* const lane_values = values_in + (has_values<Value> ? member : 0);
-    Key k[PerThread];
-    [[maybe_unused]] Value v[has_values<Value> ? PerThread : 1];
-#pragma unroll
-    for(unsigned int j = 0; j < PerThread; j++)
+    if constexpr(!Batched)
     {
-        if(j * Threads + member < size)
+        for(unsigned int i = member; i < size; i += Threads)
         {
-            k[j] = lane_keys[j * Threads];
-            if constexpr(has_values<Value>) v[j] = lane_values[j * Threads];
+            keys[i] = keys_in[i];
+            if constexpr(has_values<Value>) values[i] = values_in[i];
         }
     }
-#pragma unroll
-    for(unsigned int j = 0; j < PerThread; j++)
+    else
     {
-        if(j * Threads + member < size)
+        // One lane pointer and constant offsets, as in load_striped_images.
+        const Key* const lane_keys = keys_in + member;
+        [[maybe_unused]] const Value* const lane_values = values_in + (has_values<Value> ? member : 0);
+        Key k[PerThread];
+        [[maybe_unused]] Value v[has_values<Value> ? PerThread : 1];
+#pragma unroll
+        for(unsigned int j = 0; j < PerThread; j++)
         {
-            keys[j * Threads + member] = k[j];
-            if constexpr(has_values<Value>) values[j * Threads + member] = v[j];
+            if(j * Threads + member < size)
+            {
+                k[j] = lane_keys[j * Threads];
+                if constexpr(has_values<Value>) v[j] = lane_values[j * Threads];
+            }
+        }
+#pragma unroll
+        for(unsigned int j = 0; j < PerThread; j++)
+        {
+            if(j * Threads + member < size)
+            {
+                keys[j * Threads + member] = k[j];
+                if constexpr(has_values<Value>) values[j * Threads + member] = v[j];
+            }
         }
     }
 }
 
 /// for_each_listed_segment that first copies each segment into the group's LDS slice of
-/// Capacity keys (and values), in a loop or (Batched) with stage_segment, and calls
-/// sort(begin, size, member, keys, values) on it.
+/// Capacity keys (and values) with stage_segment and calls sort(begin, size, member, keys,
+/// values) on it.
 template <unsigned int BlockSize, unsigned int Group, unsigned int Capacity, bool Batched = false, class Key,
           class Value, class Sort>
 HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsigned int count, const Key* keys_in,
@@ -230,19 +241,11 @@ HIPFLASHSORT_DEVICE void for_each_staged_segment(const std::uint64_t* list, unsi
         list, count, [&](std::uint64_t begin, unsigned int size, unsigned int group, unsigned int member) {
             Key* keys = staged_keys + group * Capacity;
             Value* values = staged_values + (has_values<Value> ? group * Capacity : 0);
-            if constexpr(Batched)
-            {
-                static_assert(Capacity % Group == 0, "whole items per thread");
-                stage_segment<Group, Capacity / Group>(keys_in + begin, values_in + begin, keys, values, size, member);
-            }
-            else
-            {
-                for(unsigned int i = member; i < size; i += Group)
-                {
-                    keys[i] = keys_in[begin + i];
-                    if constexpr(has_values<Value>) values[i] = values_in[begin + i];
-                }
-            }
+            static_assert(Capacity % Group == 0, "whole items per thread");
+            // Keys alone have no values to offset (values_in may be null).
+            stage_segment<Group, Capacity / Group, Batched>(keys_in + begin,
+                                                            has_values<Value> ? values_in + begin : values_in, keys,
+                                                            values, size, member);
             wave_barrier();
             sort(begin, size, member, keys, values);
             wave_barrier();
@@ -567,11 +570,8 @@ __global__ __launch_bounds__(Waves * block_network_lanes) void bitonic_block_pai
     {
         const std::uint64_t begin = packed_segment::begin(list[index]);
         const unsigned int size = packed_segment::size(list[index]);
-        for(unsigned int i = threadIdx.x; i < size; i += team_type::size)
-        {
-            keys[i] = keys_in[begin + i];
-            values[i] = values_in[begin + i];
-        }
+        stage_segment<team_type::size, Items, false>(keys_in + begin, values_in + begin, keys, values, size,
+                                                     threadIdx.x);
         syncthreads();
         sort_composites<Key, Value, Items>(team, keys, values, keys_out + begin, values_out + begin, size, ord);
         syncthreads(); // the rows are copied out before the next segment is staged
