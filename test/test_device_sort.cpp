@@ -168,6 +168,22 @@ TEST(DeviceSortPairs, StableWithIndexValues)
     }
 }
 
+// Pairs of 16 bytes between 512 and 768 buckets' one-round limits (786432 and 1179648 pairs,
+// their largest small class being 2048) take one partition round of up to 768 buckets.
+TEST(DeviceSortPairs, WideItemsInOneRoundOfMoreBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::uint64_t seed = 700;
+    for(const std::size_t n : {std::size_t(786433), std::size_t(1) << 20, std::size_t(1179648)})
+    {
+        for(const distribution d : {distribution::uniform_bits, distribution::few_unique, distribution::outlier})
+        {
+            for(const order ord : {order::ascending, order::descending})
+                check_pairs_stable<std::uint64_t, std::uint64_t>(n, d, ord, seed % 3 == 0, seed++);
+        }
+    }
+}
+
 TEST(DeviceSortKeysLarge, MillionsAndDeterminism)
 {
     HIPFLASHSORT_REQUIRE_GPU();

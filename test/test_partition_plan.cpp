@@ -73,7 +73,7 @@ struct plan_check
             EXPECT_EQ(s.next_first, buckets);
             EXPECT_GE(s.buckets, 2u);
             EXPECT_LE(s.buckets, config::partition_max_buckets);
-            if(keys <= std::uint64_t(config::partition_max_buckets) * (runner.largest_small() / 2))
+            if(keys <= std::uint64_t(config::partition_buckets) * (runner.largest_small() / 2))
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
             if(keys <= runner.one_round_limit())
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 4 * 3) << "one round must land small buckets";
@@ -209,6 +209,28 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
     EXPECT_EQ(refused.buckets_for(65536, round_keys), buckets(65536, 512));
     const auto small_keys = narrow::make_runner(narrow_plan, 132, true);
     EXPECT_EQ(small_keys.buckets_for(65536, round_keys), buckets(65536, 512));
+}
+
+// Items of 16 bytes take more than partition_buckets buckets only where that spares a round: a
+// sort of 2^20 u64+u64 pairs, whose largest small class is 2048, is one round of 768 buckets,
+// and a last round that partition_buckets reach keeps at most partition_buckets.
+TEST(PartitionPlan, WideItemsTakeMoreBucketsOnlyToSpareARound)
+{
+    using pairs = plan_check<std::uint64_t, std::uint64_t>;
+    using config = pairs::config;
+    ASSERT_GT(config::partition_max_buckets, config::partition_buckets);
+    const std::uint64_t size = std::uint64_t(1) << 20;
+    const pairs::plan_type plan(size, 1);
+    const auto gpu = pairs::make_runner(plan, 132, true);
+    ASSERT_LE(size, gpu.one_round_limit());
+    ASSERT_GT(size, gpu.one_round_limit(config::partition_buckets));
+    EXPECT_EQ(gpu.buckets_for(size, size), config::partition_max_buckets);
+    EXPECT_LE(size / config::partition_max_buckets, gpu.largest_small() / 4 * 3);
+    // The second round of 2^27 pairs: 256 buckets of 2^19, each cut into partition_buckets.
+    EXPECT_EQ(gpu.buckets_for(std::uint64_t(1) << 19, std::uint64_t(1) << 27), config::partition_buckets);
+    // Narrower items keep one bucket count.
+    using keys = hipflashsort::detail::segmented_config<std::uint64_t, hipflashsort::empty_type>;
+    EXPECT_EQ(keys::partition_max_buckets, keys::partition_buckets);
 }
 
 // Pairs of 4-byte keys aim at the 512 class while a segment's buckets keep runs of at least

@@ -45,7 +45,8 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 /// block_flash_sort up to 4096, and the flash network class (stably ranked buckets, composites)
 /// up to 8192 for u32+u32 on NVIDIA. Memory: one copy of keys and values plus 1-2 bytes per key,
 /// and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys and
-/// values, 1280 of 8-byte ones), at most 32 MiB.
+/// values), at most 32 MiB; 6 KiB per tile and at most 48 MiB for pairs of 16 bytes and more
+/// (1280 pairs of 8-byte keys and values a tile).
 template <class Key, class Value>
 hipError_t sort_pairs(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in, Key* keys_out,
                       const Value* values_in, Value* values_out, std::size_t size,

@@ -52,7 +52,8 @@ namespace hipflashsort {
 ///   to the partition) and once more when some segments need the multi-block partition.
 /// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
 ///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the
-///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB.
+///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB
+///   (6 KiB and 48 MiB where key and value take 16 bytes or more).
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before
 ///   touching any memory; otherwise the first HIP error met. Never aborts, never prints.
 template <class Key, class Offset>

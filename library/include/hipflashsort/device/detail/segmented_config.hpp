@@ -329,7 +329,7 @@ struct segmented_config
                                                             : 24576 / (partition_block * (item_bytes + 2));
     static constexpr unsigned int partition_tile = partition_block * partition_items_per_thread;
     // Buckets per segment (segmented_runner::buckets_for): a segment that one round of at most
-    // partition_max_buckets can cut into buckets of 3/4 of the largest small class gets that one
+    // partition_buckets can cut into buckets of 3/4 of the largest small class gets that one
     // round, with buckets of about partition_bucket_keys keys (4/5 of it, or of a larger class
     // limit where the buckets do not reach); a larger one gets partition_round_buckets (or a
     // few more, partition_wide_buckets) and further rounds. Keys sort fastest in the network
@@ -350,7 +350,15 @@ struct segmented_config
     // 21.0 / 23.5 / 24.4 (2^26 keys); u64+u64 segments of 65536 12.4 -> 14.3 (their largest
     // small class is 2048, so they aim at 1024). Without the fill condition 2^16 / 2^18 u64 keys
     // lost 7%.
-    static constexpr unsigned int partition_max_buckets = 512;
+    static constexpr unsigned int partition_buckets = 512;
+    // Items of 16 bytes and more take up to partition_max_buckets where partition_buckets would
+    // leave a segment to two rounds and these land it in one (their largest small class is 2048,
+    // so one round of 512 reaches 786432 pairs, of 768 1179648). The scatter's LDS then holds 768
+    // cursors and counters (42 KiB for u64+u64). Elsewhere a last round keeps partition_buckets,
+    // whose longer runs scatter faster. H100, u64+u64, Gkeys/s, medians of five rounds, 512 against
+    // 768 everywhere: 2^20 4.5 -> 7.1 (CUB 5.0), 2^18 3.5 -> 3.7; 2^27 7.0 -> 6.7, whose second
+    // round took 640 buckets of 819 pairs instead of 512 of 1024, hence only where it spares a round.
+    static constexpr unsigned int partition_max_buckets = item_bytes >= 16 ? 768 : partition_buckets;
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
     static constexpr unsigned int partition_fill_keys = 512;
     static constexpr unsigned int partition_bucket_keys = networks ? partition_fill_keys : 2048;
@@ -368,7 +376,7 @@ struct segmented_config
     // u32 keys need two rounds and land at 1638 keys per bucket, inside the 2048 class; 8-byte
     // keys and pairs keep partition_round_buckets: u64 2^27 lost 7% at 342).
     static constexpr unsigned int partition_wide_buckets =
-        partition_tile / 12 > partition_max_buckets     ? partition_max_buckets
+        partition_tile / 12 > partition_buckets         ? partition_buckets
         : partition_tile / 12 < partition_round_buckets ? partition_round_buckets
                                                         : partition_tile / 12;
     // Chunks (one block each, a whole number of tiles): a round of one segment is cut into as many

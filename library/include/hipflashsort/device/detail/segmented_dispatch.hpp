@@ -504,10 +504,10 @@ struct segmented_runner
     /// small class: uniform keys then land every bucket in a small class. (At half the class,
     /// 2^28 u32 keys cut into 256 buckets of 2^20 ± noise sent half of them through a third
     /// round, for a fifth of the sort's time.)
-    std::uint64_t one_round_limit() const
-    {
-        return std::uint64_t(config::partition_max_buckets) * (largest_small() / 4 * 3);
-    }
+    std::uint64_t one_round_limit() const { return one_round_limit(config::partition_max_buckets); }
+
+    /// As one_round_limit, with at most `most` buckets.
+    std::uint64_t one_round_limit(std::uint64_t most) const { return most * (largest_small() / 4 * 3); }
 
     /// Buckets for a segment of `size` keys in a round of `round_keys` keys.
     /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
@@ -515,8 +515,9 @@ struct segmented_runner
     ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
     ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
     ///   down to partition_fill_keys where the round would not give two blocks per
-    ///   multiprocessor) that partition_max_buckets reach, so that few buckets spill into the
-    ///   next class, up to half the largest small class; beyond that, partition_max_buckets.
+    ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
+    ///   class, up to half the largest small class; beyond that, partition_buckets, or up to
+    ///   partition_max_buckets where partition_buckets would leave the segment to two rounds.
     ///   Pairs start one class higher where the first would leave short runs (short_runs) and
     ///   the round still fills the GPU with the larger buckets.
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
@@ -528,10 +529,11 @@ struct segmented_runner
     /// 2^28 24.8 -> 28.2; at 2^20 (80 such buckets) 12.9 -> 10.5, hence the fill condition.
     unsigned int buckets_for(std::uint64_t size, std::uint64_t round_keys) const
     {
-        constexpr std::uint64_t most = config::partition_max_buckets;
+        const std::uint64_t most = size > one_round_limit(config::partition_buckets) ? config::partition_max_buckets
+                                                                                    : config::partition_buckets;
         if(size > one_round_limit())
         {
-            const std::uint64_t next = most * (largest_small() / 2) / 4 * 3;
+            const std::uint64_t next = std::uint64_t(config::partition_buckets) * (largest_small() / 2) / 4 * 3;
             const std::uint64_t wanted = (size + next - 1) / next;
             return static_cast<unsigned int>(std::min<std::uint64_t>(
                 std::max<std::uint64_t>(wanted, config::partition_round_buckets), config::partition_wide_buckets));
