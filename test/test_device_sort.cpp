@@ -610,6 +610,42 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
     check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
+// As above, with runs of three keys that share the composites' kept bits, the largest first in
+// the input and the other two equal (so their order is the input's): inside one member of a
+// 1024-position network (settled there after the first pass), across members, and across
+// wavefronts.
+TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    segment_list<> l;
+    std::mt19937 rng(78);
+    for(const unsigned int n : {700u, 1000u, 1024u})
+    {
+        unsigned int bits = 0;
+        while((1u << bits) < n) bits++;
+        for(const unsigned int b : {1u, 3u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 255u, 256u, 511u, 600u, 997u})
+        {
+            if(b + 1 > n - 2) continue;
+            std::vector<std::uint32_t> seg(n);
+            for(unsigned int r = 0; r < n; r++) seg[r] = r << bits;
+            seg[n - 1] = ~0u;
+            const std::uint32_t larger = (b - 1) << bits | 7u, smaller = (b - 1) << bits | 3u;
+            seg[b - 1] = larger;
+            seg[b] = smaller;
+            seg[b + 1] = smaller;
+            std::shuffle(seg.begin(), seg.end(), rng);
+            // The larger key first among the three.
+            const auto at = std::find(seg.begin(), seg.end(), larger);
+            const auto first
+                = std::find_if(seg.begin(), seg.end(), [&](std::uint32_t k) { return k == larger || k == smaller; });
+            std::iter_swap(at, first);
+            l.add(seg);
+        }
+    }
+    check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
+}
+
 TEST(SegmentedSort, PowerLawAndEmptySegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();

@@ -38,6 +38,20 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int dynamic_lds_limit()
 #endif
 }
 
+/// Second argument of __launch_bounds__ for a register cap measured on NVIDIA: `blocks` resident
+/// blocks per multiprocessor there; none (0) on AMD, where that argument counts waves per SIMD
+/// and the 64 KiB of gfx9 LDS, not registers, bounds such kernels' residency (gfx906: the block
+/// pair network takes 91-97 VGPRs at two waves per SIMD uncapped, and spilled 32 capped at 64).
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int register_cap_blocks(unsigned int blocks)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return blocks;
+#else
+    (void)blocks;
+    return 0;
+#endif
+}
+
 /// LDS a multiprocessor keeps per resident block beyond what the block asks for: 1 KiB on NVIDIA
 /// from sm_80 on, none on AMD. Two blocks share a multiprocessor's LDS when each takes at most
 /// half of it less this.

@@ -551,8 +551,11 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
 /// block each, staged in LDS and sorted stably by a block network on 32-bit (image bits,
 /// position) composites: sort_composites with the block as its team. A wavefront network of
 /// 1024 pairs needs 32 items per lane and 168 registers, and ran slower than block_flash_sort.
+/// Eight blocks per multiprocessor cap it at 64 registers on NVIDIA, which it took before
+/// sort_composites settled ties inside members (80 without the cap; see sort_composites).
 template <class Key, class Value, unsigned int Waves, unsigned int Items>
-__global__ __launch_bounds__(Waves * block_network_lanes) void bitonic_block_pair_segments_kernel(
+__global__
+__launch_bounds__(Waves * block_network_lanes, register_cap_blocks(8)) void bitonic_block_pair_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
     Value* values_out, order ord)
 {
