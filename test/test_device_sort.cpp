@@ -179,7 +179,10 @@ TEST(DeviceSortPairs, WideItemsInOneRoundOfMoreBuckets)
         for(const distribution d : {distribution::uniform_bits, distribution::few_unique, distribution::outlier})
         {
             for(const order ord : {order::ascending, order::descending})
-                check_pairs_stable<std::uint64_t, std::uint64_t>(n, d, ord, seed % 3 == 0, seed++);
+            {
+                const bool in_place = seed % 3 == 0;
+                check_pairs_stable<std::uint64_t, std::uint64_t>(n, d, ord, in_place, seed++);
+            }
         }
     }
 }
