@@ -354,10 +354,13 @@ struct segmented_config
     // Items of 16 bytes and more take up to partition_max_buckets where partition_buckets would
     // leave a segment to two rounds and these land it in one (their largest small class is 2048,
     // so one round of 512 reaches 786432 pairs, of 768 1179648). The scatter's LDS then holds 768
-    // cursors and counters (42 KiB for u64+u64). Elsewhere a last round keeps partition_buckets,
+    // cursors and counters (41 KiB for u64+u64). Elsewhere a last round keeps partition_buckets,
     // whose longer runs scatter faster. H100, u64+u64, Gkeys/s, medians of five rounds, 512 against
     // 768 everywhere: 2^20 4.5 -> 7.1 (CUB 5.0), 2^18 3.5 -> 3.7; 2^27 7.0 -> 6.7, whose second
-    // round took 640 buckets of 819 pairs instead of 512 of 1024, hence only where it spares a round.
+    // round took 640 buckets of 819 pairs instead of 512 of 1024, hence only where it spares a
+    // round (three rounds: 2^20 4.5 -> 6.9, 2^27 7.0 -> 7.0). For other items 768 buckets where
+    // they spare a round changed no benchmarked size (u32+u32 2^22, one round of 640 buckets
+    // then, 12.3 -> 12.4), so they keep one capacity.
     static constexpr unsigned int partition_max_buckets = item_bytes >= 16 ? 768 : partition_buckets;
     static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
     static constexpr unsigned int partition_fill_keys = 512;
