@@ -9,6 +9,7 @@
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/bit_math.hpp"
 #include "../../thread/radix_key_codec.hpp"
+#include "../../thread/thread_sorting_network.hpp"
 #include "lds_rows.hpp"
 #include "network_teams.hpp"
 
@@ -94,15 +95,6 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[It
     return inverted || across;
 }
 
-template <class T>
-HIPFLASHSORT_DEVICE void exchange_if(bool swap, T& a, T& b)
-{
-    const T first = swap ? b : a;
-    const T second = swap ? a : b;
-    a = first;
-    b = second;
-}
-
 /// Sorts each member's keys (blocked rank order, with their row positions `from`) by their order
 /// images, stably: the sorted run of the kept bits leaves keys that differ only in dropped bits
 /// in position order, next to each other, and such a run rarely crosses a member's items.
@@ -125,8 +117,12 @@ HIPFLASHSORT_DEVICE void settle_member_runs(const Team& team, Key (&keys)[Items]
         for(unsigned int j = round % 2; j + 1 < Items; j += 2)
         {
             const bool swap = image(j) > image(j + 1);
-            exchange_if(swap, keys[j], keys[j + 1]);
-            exchange_if(swap, from[j], from[j + 1]);
+            const Key low_key = thread_network_select(swap, keys[j], keys[j + 1]);
+            const unsigned int low_from = thread_network_select(swap, from[j], from[j + 1]);
+            keys[j + 1] = thread_network_select(swap, keys[j + 1], keys[j]);
+            from[j + 1] = thread_network_select(swap, from[j + 1], from[j]);
+            keys[j] = low_key;
+            from[j] = low_from;
         }
     }
 }
