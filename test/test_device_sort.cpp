@@ -578,11 +578,33 @@ TEST(SegmentedSort, FlashNetworkPairs)
     }
 }
 
+/// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
+/// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
+/// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it
+/// that agree with it in every kept bit. The input is shuffled with the larger key first of them.
+std::vector<std::uint32_t> dropped_bits_segment(unsigned int n, unsigned int b, unsigned int smaller,
+                                                std::mt19937& rng)
+{
+    unsigned int bits = 0;
+    while((1u << bits) < n) bits++;
+    std::vector<std::uint32_t> seg(n);
+    for(unsigned int r = 0; r < n; r++) seg[r] = r << bits;
+    seg[n - 1] = ~0u;
+    const std::uint32_t larger_key = (b - 1) << bits | 5u, smaller_key = (b - 1) << bits | 3u;
+    seg[b - 1] = larger_key;
+    for(unsigned int i = 0; i < smaller; i++) seg[b + i] = smaller_key;
+    std::shuffle(seg.begin(), seg.end(), rng);
+    const auto larger_at = std::find(seg.begin(), seg.end(), larger_key);
+    const auto first = std::find_if(seg.begin(), seg.end(),
+                                    [&](std::uint32_t k) { return k == larger_key || k == smaller_key; });
+    std::iter_swap(larger_at, first);
+    return seg;
+}
+
 // Pairs whose composites keep only the images' high bits: two keys that differ only below those
 // bits, the larger first in the input, must be found wherever they meet after the first pass:
-// inside a lane, between lanes, between the wavefronts of a block network. A segment of n keys
-// (a network of c >= n positions, a power of two, keeping 32 - log2(c) bits of a full-range
-// image) holds r << log2(c) at rank r, the largest image last, and such a pair at ranks b - 1, b.
+// inside a lane, between lanes, between the wavefronts of a block network (dropped_bits_segment
+// with one smaller key at rank b).
 TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -590,23 +612,10 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
     std::mt19937 rng(77);
     for(const unsigned int n : {64u, 100u, 128u, 256u, 512u, 1000u, 1024u})
     {
-        unsigned int bits = 0;
-        while((1u << bits) < n) bits++;
         for(const unsigned int b : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 32u, 64u, 128u, 255u, 256u, 257u, 384u,
                                     512u, 513u, 768u, 999u})
         {
-            if(b > n - 2) continue;
-            std::vector<std::uint32_t> seg(n);
-            for(unsigned int r = 0; r < n; r++) seg[r] = r << bits;
-            seg[n - 1] = ~0u;
-            const std::uint32_t larger = (b - 1) << bits | 5u, smaller = (b - 1) << bits | 3u;
-            seg[b - 1] = larger;
-            seg[b] = smaller;
-            std::shuffle(seg.begin(), seg.end(), rng);
-            const auto first_larger = std::find(seg.begin(), seg.end(), larger);
-            const auto first_smaller = std::find(seg.begin(), seg.end(), smaller);
-            if(first_larger > first_smaller) std::iter_swap(first_larger, first_smaller);
-            l.add(seg);
+            if(b <= n - 2) l.add(dropped_bits_segment(n, b, 1, rng));
         }
     }
     check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
@@ -624,25 +633,9 @@ TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
     std::mt19937 rng(78);
     for(const unsigned int n : {700u, 1000u, 1024u})
     {
-        unsigned int bits = 0;
-        while((1u << bits) < n) bits++;
         for(const unsigned int b : {1u, 3u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 255u, 256u, 511u, 600u, 997u})
         {
-            if(b + 1 > n - 2) continue;
-            std::vector<std::uint32_t> seg(n);
-            for(unsigned int r = 0; r < n; r++) seg[r] = r << bits;
-            seg[n - 1] = ~0u;
-            const std::uint32_t larger = (b - 1) << bits | 7u, smaller = (b - 1) << bits | 3u;
-            seg[b - 1] = larger;
-            seg[b] = smaller;
-            seg[b + 1] = smaller;
-            std::shuffle(seg.begin(), seg.end(), rng);
-            // The larger key first among the three.
-            const auto at = std::find(seg.begin(), seg.end(), larger);
-            const auto first
-                = std::find_if(seg.begin(), seg.end(), [&](std::uint32_t k) { return k == larger || k == smaller; });
-            std::iter_swap(at, first);
-            l.add(seg);
+            if(b + 1 <= n - 2) l.add(dropped_bits_segment(n, b, 2, rng));
         }
     }
     check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
