@@ -97,7 +97,7 @@ const std::vector<distribution> dists = {distribution::uniform_bits, distributio
                                          distribution::two_values,   distribution::few_unique,
                                          distribution::sorted,       distribution::reverse,
                                          distribution::special_floats, distribution::outlier,
-                                         distribution::small_range};
+                                         distribution::small_range,  distribution::heavy_tail};
 
 TYPED_TEST(DeviceSortKeys, MatchesStableReference)
 {
@@ -203,6 +203,43 @@ TEST(DeviceSortKeysLarge, MillionsAndDeterminism)
             run_device<float, int, false, int>(input, {}, second, unused, order::ascending, false);
             ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " " << test_utils::name_of(d);
             ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+        }
+    }
+}
+
+// Heavy-tailed keys (zipf-like magnitudes) take logarithmic buckets in the partition rounds:
+// every key type, both orders, sizes of one and two rounds, keys and stable pairs, in place too.
+template <class Key>
+void check_heavy_tail(std::size_t n, order ord, bool in_place, std::uint64_t seed)
+{
+    const std::vector<Key> input = test_utils::generate<Key>(n, distribution::heavy_tail, seed);
+    std::vector<Key> expected = input;
+    test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
+    std::vector<Key> first, second;
+    std::vector<int> unused;
+    run_device<Key, int, false, int>(input, {}, first, unused, ord, in_place);
+    run_device<Key, int, false, int>(input, {}, second, unused, ord, false);
+    ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " desc=" << (ord == order::descending);
+    ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+}
+
+TEST(DeviceSortKeysLarge, HeavyTails)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::uint64_t seed = 900;
+    for(const std::size_t n : {std::size_t(300000), std::size_t(1) << 21, (std::size_t(1) << 23) + 5})
+    {
+        for(const order ord : {order::ascending, order::descending})
+        {
+            const bool in_place = seed % 2 == 0;
+            check_heavy_tail<std::uint32_t>(n, ord, in_place, seed++);
+            check_heavy_tail<std::int32_t>(n, ord, !in_place, seed++);
+            check_heavy_tail<float>(n, ord, in_place, seed++);
+            check_heavy_tail<std::uint64_t>(n, ord, !in_place, seed++);
+            check_heavy_tail<double>(n, ord, in_place, seed++);
+            check_heavy_tail<std::uint16_t>(n, ord, !in_place, seed++);
+            check_pairs_stable<std::uint32_t, std::uint32_t>(n, distribution::heavy_tail, ord, in_place, seed++);
+            check_pairs_stable<float, std::uint64_t>(n, distribution::heavy_tail, ord, !in_place, seed++);
         }
     }
 }
@@ -657,6 +694,8 @@ TEST(SegmentedSort, PowerLawAndEmptySegments)
     check_segmented<std::uint32_t, std::uint64_t, true>(sizes, 0, distribution::uniform_bits, order::ascending,
                                                         false, 77);
     check_segmented<float, int, false>(sizes, 2, distribution::small_range, order::descending, true, 78);
+    check_segmented<std::uint32_t, int, true>(sizes, 1, distribution::heavy_tail, order::descending, false, 79);
+    check_segmented<double, int, false>(sizes, 0, distribution::heavy_tail, order::ascending, true, 80);
 }
 
 TEST(SegmentedSort, OneHugeSegmentAndManyTiny)

@@ -29,7 +29,8 @@ enum class distribution
     outlier,
     small_range,
     extremes_and_small,
-    coarse_and_fine
+    coarse_and_fine,
+    heavy_tail
 };
 
 inline std::string name_of(distribution d)
@@ -47,6 +48,7 @@ inline std::string name_of(distribution d)
         case distribution::small_range: return "small_range";
         case distribution::extremes_and_small: return "extremes_and_small";
         case distribution::coarse_and_fine: return "coarse_and_fine";
+        case distribution::heavy_tail: return "heavy_tail";
     }
     return "?";
 }
@@ -153,6 +155,22 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
             for(auto& p : pool) p = static_cast<bits>(rng());
             for(auto& k : v)
                 k = codec::from_bits(static_cast<bits>((pool[rng() % 64] & ~bits(0xff)) | (rng() & 0xff)));
+            break;
+        }
+        case distribution::heavy_tail:
+        {
+            // Zipf-like magnitudes (most small, a tail up to about 10^10, clipped to the type), one
+            // key in eight negative where the type has a sign: equal-width buckets would leave
+            // nearly every key in the first, round after round.
+            const double top = static_cast<double>(std::numeric_limits<Key>::max());
+            for(auto& k : v)
+            {
+                const double u = (static_cast<double>(rng() >> 11) + 1.0) / 9007199254740992.0;
+                double z = std::pow(u, -1.2) - 1.0;
+                if(!std::is_floating_point<Key>::value) z = std::floor(std::min(z * 100.0, top));
+                const bool negative = std::numeric_limits<Key>::is_signed && rng() % 8 == 0;
+                k = static_cast<Key>(negative ? -z : z);
+            }
             break;
         }
     }

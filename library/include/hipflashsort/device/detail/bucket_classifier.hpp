@@ -115,8 +115,10 @@ struct flash_classifier
     bucket_classifier<word> by_image;
     real origin;
     real scale;
+    word log_origin; // by_log: the image that distances are taken from
     unsigned int buckets;
     bool by_value;
+    bool by_log;
     bool descending;
 
     HIPFLASHSORT_HOST_DEVICE static flash_classifier make(word lo, word hi, unsigned int max_buckets, order ord)
@@ -125,9 +127,11 @@ struct flash_classifier
         c.by_image = bucket_classifier<word>::make(lo, hi, max_buckets);
         c.buckets = c.by_image.buckets;
         c.by_value = false;
+        c.by_log = false;
         c.descending = ord == order::descending;
         c.origin = 0;
         c.scale = 0;
+        c.log_origin = 0;
         if constexpr(codec::is_float)
         {
             if(!c.by_image.direct)
@@ -149,6 +153,30 @@ struct flash_classifier
         return c;
     }
 
+    /// Classifier for keys crowded near their smallest one with a long tail above (heavy tails:
+    /// zipf-like keys, AND-ed random bits): buckets equal in the logarithm of the distance from the
+    /// smallest key instead of in the distance itself, which would put nearly every key into the
+    /// first bucket, round after round. Float images are already about logarithmic in the value,
+    /// so floats are classified by image; integers by the bits of the distance as a float.
+    HIPFLASHSORT_HOST_DEVICE static flash_classifier make_logarithmic(word lo, word hi, unsigned int max_buckets,
+                                                                      order ord)
+    {
+        flash_classifier c = make(lo, hi, max_buckets, ord);
+        c.by_value = false;
+        if constexpr(!codec::is_float)
+        {
+            if(!c.by_image.direct)
+            {
+                // The smallest key has the smallest image ascending, the largest descending.
+                c.by_log = true;
+                c.log_origin = c.descending ? hi : lo;
+                c.by_image = bucket_classifier<word>::make(0, log_distance(hi - lo), max_buckets);
+                c.buckets = c.by_image.buckets;
+            }
+        }
+        return c;
+    }
+
     /// Bucket of key `k`, whose order image is `image`.
     HIPFLASHSORT_HOST_DEVICE unsigned int operator()(const Key& k, word image) const
     {
@@ -161,7 +189,28 @@ struct flash_classifier
                 return position < real(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
             }
         }
+        else
+        {
+            if(by_log)
+            {
+                // Descending, the smallest key is the largest image: distances grow downwards.
+                const unsigned int b = by_image(log_distance(descending ? log_origin - image : image - log_origin));
+                return descending ? buckets - 1 - b : b;
+            }
+        }
         return by_image(image);
+    }
+
+    /// A distance's logarithm, monotone in it: the bits of the distance as a float, shifted so
+    /// that 0 -> 0 and 1 -> 1 (floats' bit patterns grow with nonnegative values; conversion
+    /// rounds monotonically).
+    HIPFLASHSORT_HOST_DEVICE static word log_distance(word d)
+    {
+        if(d == 0) return 0;
+        const float f = static_cast<float>(d);
+        std::uint32_t bits;
+        __builtin_memcpy(&bits, &f, sizeof(bits));
+        return static_cast<word>(bits - 0x3f800000u + 1u);
     }
 
 private:

@@ -5,6 +5,7 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_PARTITION_KERNELS_HPP_
 
 #include <cstdint>
+#include <limits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/empty_type.hpp"
@@ -44,20 +45,76 @@ HIPFLASHSORT_DEVICE std::uint64_t wide_image(const Key& k, order ord)
 template <class Key>
 using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
 
+/// Words of each segment's statistics (chunk_min_max_kernel): its smallest and largest image, and
+/// the sum of its keys' magnitude_bits.
+constexpr unsigned int segment_stat_words = 3;
+
+/// A key's magnitude in bits: a float's biased exponent, an integer's bit length of |key|.
 template <class Key>
-HIPFLASHSORT_DEVICE flash_classifier<Key> segment_classifier(const std::uint64_t* min_max, unsigned int segment,
-                                                             unsigned int buckets, order ord)
+HIPFLASHSORT_HOST_DEVICE unsigned int magnitude_bits(const Key& k)
+{
+    using codec = radix_key_codec<Key>;
+    using bits = typename codec::bit_key_type;
+    const bits b = codec::to_bits(k);
+    if constexpr(codec::is_float)
+    {
+        return static_cast<unsigned int>(bits(b & bits(~codec::sign_bit)) >> (std::numeric_limits<Key>::digits - 1));
+    }
+    else
+    {
+        using word = wide_image_t<bits>;
+        const bool negative = codec::is_signed && (b & codec::sign_bit) != 0;
+        const word m = negative ? word(bits(bits(0) - b)) : word(b);
+        return 8 * static_cast<unsigned int>(sizeof(word)) - leading_zeros(m);
+    }
+}
+
+/// Whether a segment's keys crowd near its smallest one with a long tail above, so that buckets
+/// of equal width would leave nearly all of them in the first: their mean magnitude lies more
+/// than tail_bits below the range's (for integers also above the smallest key's, so that
+/// distances from it are about the keys' magnitudes). Zipf-like keys are; uniform, normal and
+/// exponential ones are not.
+template <class Key>
+HIPFLASHSORT_HOST_DEVICE bool crowds_low(image_word_t<Key> lo, image_word_t<Key> hi, std::uint64_t magnitude_sum,
+                                         std::uint64_t size, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    using bits = typename codec::bit_key_type;
+    using word = image_word_t<Key>;
+    constexpr std::uint64_t tail_bits = 6;
+    std::uint64_t top;
+    if constexpr(codec::is_float)
+    {
+        const unsigned int first = magnitude_bits(codec::decode_lossless(static_cast<bits>(lo), ord));
+        const unsigned int last = magnitude_bits(codec::decode_lossless(static_cast<bits>(hi), ord));
+        top = first < last ? last : first;
+    }
+    else
+    {
+        const Key smallest = codec::decode_lossless(static_cast<bits>(ord == order::ascending ? lo : hi), ord);
+        if(std::uint64_t(magnitude_bits(smallest)) * size > magnitude_sum) return false;
+        top = 8 * sizeof(word) - leading_zeros(word(hi - lo));
+    }
+    return magnitude_sum + tail_bits * size < top * size;
+}
+
+template <class Key>
+HIPFLASHSORT_DEVICE flash_classifier<Key> segment_classifier(const std::uint64_t* stats, const partition_segment& s,
+                                                             unsigned int segment, unsigned int buckets, order ord)
 {
     using word = image_word_t<Key>;
-    return flash_classifier<Key>::make(static_cast<word>(min_max[2 * segment]),
-                                       static_cast<word>(min_max[2 * segment + 1]), buckets, ord);
+    const std::uint64_t* mine = stats + segment_stat_words * segment;
+    const auto lo = static_cast<word>(mine[0]), hi = static_cast<word>(mine[1]);
+    return crowds_low<Key>(lo, hi, mine[2], s.range.end - s.range.begin, ord)
+               ? flash_classifier<Key>::make_logarithmic(lo, hi, buckets, ord)
+               : flash_classifier<Key>::make(lo, hi, buckets, ord);
 }
 
 /// Whether every key of `segment` has the same image: its scatter is then final (one bucket,
 /// identity positions) and its buckets are listed empty.
-HIPFLASHSORT_DEVICE bool segment_is_constant(const std::uint64_t* min_max, unsigned int segment)
+HIPFLASHSORT_DEVICE bool segment_is_constant(const std::uint64_t* stats, unsigned int segment)
 {
-    return min_max[2 * segment] == min_max[2 * segment + 1];
+    return stats[segment_stat_words * segment] == stats[segment_stat_words * segment + 1];
 }
 
 /// Entry (bucket, chunk) of a segment's count matrix, bucket-major: a bucket's counts over the
@@ -129,17 +186,24 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partitio
         const partition_segment s = segments[c.segment];
         for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) next[s.next_first + b].end = 0;
     }
-    std::uint64_t lo = ~std::uint64_t(0), hi = 0;
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, magnitudes = 0;
     for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
         const std::uint64_t v = wide_image(k, ord);
         lo = min_of(lo, v);
         hi = max_of(hi, v);
+        magnitudes += magnitude_bits(k);
     });
+    std::uint64_t* const mine = min_max + segment_stat_words * c.segment;
+    // One addition per wavefront: a block-wide sum would add two barriers to a pass bound by
+    // bandwidth.
+    magnitudes = wave_inclusive_scan(magnitudes);
+    if(lane_id() == block_shape<BlockSize>::wave - 1)
+        atomicAdd(reinterpret_cast<unsigned long long*>(&mine[2]), static_cast<unsigned long long>(magnitudes));
     block_min_max<BlockSize>(lo, hi, scratch);
     if(threadIdx.x == 0)
     {
-        atomicMin(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment]), static_cast<unsigned long long>(lo));
-        atomicMax(reinterpret_cast<unsigned long long*>(&min_max[2 * c.segment + 1]), static_cast<unsigned long long>(hi));
+        atomicMin(reinterpret_cast<unsigned long long*>(&mine[0]), static_cast<unsigned long long>(lo));
+        atomicMax(reinterpret_cast<unsigned long long*>(&mine[1]), static_cast<unsigned long long>(hi));
     }
 }
 
@@ -155,7 +219,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partit
     __shared__ unsigned int counts[MaxBuckets];
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const auto classify = segment_classifier<Key>(min_max, c.segment, s.buckets, ord);
+    const auto classify = segment_classifier<Key>(min_max, s, c.segment, s.buckets, ord);
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) counts[b] = 0;
     __syncthreads();
     for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
@@ -421,7 +485,7 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     __shared__ typename scatter::storage_type lds;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    scatter agent(lds, segment_classifier<Key>(min_max, c.segment, s.buckets, ord), ord);
+    scatter agent(lds, segment_classifier<Key>(min_max, s, c.segment, s.buckets, ord), ord);
     const bool done = segment_is_constant(min_max, c.segment);
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;

@@ -28,14 +28,14 @@ struct single_segment
 
 inline std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-/// Where a partition round's plan lies, packed from byte `first` on: the segments' min/max
-/// seeds, the segments, the chunks.
+/// Where a partition round's plan lies, packed from byte `first` on: the seeds of the segments'
+/// statistics (segment_stat_words each), the segments, the chunks.
 struct round_layout
 {
     static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
     std::size_t min_max, segments, chunks, end;
     round_layout(std::size_t first, std::uint64_t n_segments, std::uint64_t n_chunks)
-        : min_max(first), segments(min_max + 2 * sizeof(std::uint64_t) * n_segments),
+        : min_max(first), segments(min_max + segment_stat_words * sizeof(std::uint64_t) * n_segments),
           chunks(segments + sizeof(partition_segment) * n_segments), end(chunks + sizeof(partition_chunk) * n_chunks)
     {
     }
@@ -654,7 +654,7 @@ struct segmented_runner
         // issues, on the H100 here 3.6 us a launch and 2.2 us a pageable copy.
         const round_layout l(plan.round - plan.counts, n_segs, n_chunks);
         staging.assign(l.end, 0);
-        const std::uint64_t seed[2] = {~std::uint64_t(0), 0};
+        const std::uint64_t seed[segment_stat_words] = {~std::uint64_t(0), 0, 0};
         for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[l.min_max + sizeof(seed) * i], seed, sizeof(seed));
         std::memcpy(&staging[l.segments], segs.data(), sizeof(partition_segment) * n_segs);
         std::memcpy(&staging[l.chunks], chunks.data(), sizeof(partition_chunk) * n_chunks);
