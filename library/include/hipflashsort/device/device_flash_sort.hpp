@@ -17,7 +17,8 @@ namespace hipflashsort {
 /// rank sorts and block flash sorts for wider keys); larger arrays are partitioned by
 /// many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
 /// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
-/// own min/max, which keeps skewed, clustered and outlier inputs cheap.
+/// own min/max, which keeps skewed, clustered and outlier inputs cheap. A round whose keys crowd
+/// near the smallest one with a long tail above (zipf-like) spaces its buckets logarithmically.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
