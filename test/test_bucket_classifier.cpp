@@ -7,8 +7,9 @@
 #include <hipflashsort/device/detail/bucket_classifier.hpp>
 #include <hipflashsort/device/detail/partition_kernels.hpp>
 
+#include "common/sort_reference.hpp"
+
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -18,8 +19,6 @@
 namespace {
 
 using hipflashsort::detail::bucket_classifier;
-template <class Key>
-using radix_key_codec_of = hipflashsort::radix_key_codec<Key>;
 
 template <class Word>
 Word exact_scale(unsigned int buckets, Word range)
@@ -67,20 +66,12 @@ TEST(BucketClassifier, Scale32) { check_many<std::uint32_t>(1); }
 
 TEST(BucketClassifier, Scale64) { check_many<std::uint64_t>(2); }
 
-// Zipf-like magnitudes, most small, as the tests' heavy_tail distribution; negative where signed
-// and `signs`.
+// The tests' heavy_tail keys, negative ones only where `signs`.
 template <class Key>
 std::vector<Key> heavy_keys(std::size_t n, bool signs, std::mt19937_64& random)
 {
-    const double top = static_cast<double>(std::numeric_limits<Key>::max());
     std::vector<Key> v(n);
-    for(auto& k : v)
-    {
-        const double u = (static_cast<double>(random() >> 11) + 1.0) / 9007199254740992.0;
-        double z = std::pow(u, -1.2) - 1.0;
-        if(!std::is_floating_point<Key>::value) z = std::floor(std::min(z * 100.0, top));
-        k = static_cast<Key>(signs && std::numeric_limits<Key>::is_signed && random() % 8 == 0 ? -z : z);
-    }
+    for(auto& k : v) k = test_utils::heavy_tail_key<Key>(random, signs);
     return v;
 }
 
@@ -122,7 +113,7 @@ bool crowds(const std::vector<Key>& keys, hipflashsort::order ord)
 template <class Key>
 void check_logarithmic(std::uint64_t seed, bool signs)
 {
-    using codec = radix_key_codec_of<Key>;
+    using codec = hipflashsort::radix_key_codec<Key>;
     using word = hipflashsort::detail::image_word_t<Key>;
     using classifier = hipflashsort::detail::flash_classifier<Key>;
     std::mt19937_64 random(seed);

@@ -80,6 +80,20 @@ std::vector<Key> special_values()
     return v;
 }
 
+/// A zipf-like key (most small, a tail up to about 10^10, clipped to the type; integers 100 times
+/// the magnitude), negative one time in eight where `signs` and the type has a sign: equal-width
+/// buckets would leave nearly every such key in the first, round after round.
+template <class Key>
+Key heavy_tail_key(std::mt19937_64& rng, bool signs)
+{
+    const double top = static_cast<double>(std::numeric_limits<Key>::max());
+    const double u = (static_cast<double>(rng() >> 11) + 1.0) / 9007199254740992.0;
+    double z = std::pow(u, -1.2) - 1.0;
+    if(!std::is_floating_point<Key>::value) z = std::floor(std::min(z * 100.0, top));
+    const bool negative = signs && std::numeric_limits<Key>::is_signed && rng() % 8 == 0;
+    return static_cast<Key>(negative ? -z : z);
+}
+
 template <class Key>
 std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
 {
@@ -158,21 +172,9 @@ std::vector<Key> generate(std::size_t n, distribution d, std::uint64_t seed)
             break;
         }
         case distribution::heavy_tail:
-        {
-            // Zipf-like magnitudes (most small, a tail up to about 10^10, clipped to the type), one
-            // key in eight negative where the type has a sign: equal-width buckets would leave
-            // nearly every key in the first, round after round.
-            const double top = static_cast<double>(std::numeric_limits<Key>::max());
-            for(auto& k : v)
-            {
-                const double u = (static_cast<double>(rng() >> 11) + 1.0) / 9007199254740992.0;
-                double z = std::pow(u, -1.2) - 1.0;
-                if(!std::is_floating_point<Key>::value) z = std::floor(std::min(z * 100.0, top));
-                const bool negative = std::numeric_limits<Key>::is_signed && rng() % 8 == 0;
-                k = static_cast<Key>(negative ? -z : z);
-            }
+            // One key in eight negative where the type has a sign.
+            for(auto& k : v) k = heavy_tail_key<Key>(rng, true);
             break;
-        }
     }
     return v;
 }

@@ -100,8 +100,8 @@ HIPFLASHSORT_DEVICE T shuffle_down(const T& value, unsigned int delta, int width
 }
 
 /// Sum over a logical wavefront of Width lanes (a power of two); every lane gets it.
-template <unsigned int Width>
-HIPFLASHSORT_DEVICE unsigned int logical_wave_sum(unsigned int value)
+template <unsigned int Width, class T>
+HIPFLASHSORT_DEVICE T logical_wave_sum(T value)
 {
 #pragma unroll
     for(unsigned int offset = Width / 2; offset > 0; offset /= 2)

@@ -123,15 +123,7 @@ struct flash_classifier
 
     HIPFLASHSORT_HOST_DEVICE static flash_classifier make(word lo, word hi, unsigned int max_buckets, order ord)
     {
-        flash_classifier c;
-        c.by_image = bucket_classifier<word>::make(lo, hi, max_buckets);
-        c.buckets = c.by_image.buckets;
-        c.by_value = false;
-        c.by_log = false;
-        c.descending = ord == order::descending;
-        c.origin = 0;
-        c.scale = 0;
-        c.log_origin = 0;
+        flash_classifier c = by_images(lo, hi, max_buckets, ord);
         if constexpr(codec::is_float)
         {
             if(!c.by_image.direct)
@@ -161,8 +153,7 @@ struct flash_classifier
     HIPFLASHSORT_HOST_DEVICE static flash_classifier make_logarithmic(word lo, word hi, unsigned int max_buckets,
                                                                       order ord)
     {
-        flash_classifier c = make(lo, hi, max_buckets, ord);
-        c.by_value = false;
+        flash_classifier c = by_images(lo, hi, max_buckets, ord);
         if constexpr(!codec::is_float)
         {
             if(!c.by_image.direct)
@@ -214,6 +205,21 @@ struct flash_classifier
     }
 
 private:
+    /// Equal-width buckets of the images, the common start of make and make_logarithmic.
+    HIPFLASHSORT_HOST_DEVICE static flash_classifier by_images(word lo, word hi, unsigned int max_buckets, order ord)
+    {
+        flash_classifier c;
+        c.by_image = bucket_classifier<word>::make(lo, hi, max_buckets);
+        c.buckets = c.by_image.buckets;
+        c.by_value = false;
+        c.by_log = false;
+        c.descending = ord == order::descending;
+        c.origin = 0;
+        c.scale = 0;
+        c.log_origin = 0;
+        return c;
+    }
+
     HIPFLASHSORT_HOST_DEVICE static bool is_finite(real v) { return v - v == real(0); }
 };
 

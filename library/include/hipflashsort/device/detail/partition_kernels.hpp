@@ -172,12 +172,13 @@ HIPFLASHSORT_DEVICE void for_each_chunk_key(const Key* keys, const partition_chu
     }
 }
 
-/// Min and max image of each chunk, merged per segment. A segment's first chunk also zeroes its
-/// buckets' totals, which the histogram accumulates in the next round's ranges.
+/// Min and max image and the sum of magnitude_bits of each chunk, merged into its segment's
+/// statistics. A segment's first chunk also zeroes its buckets' totals, which the histogram
+/// accumulates in the next round's ranges.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread>
 __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks,
                                                                  const partition_segment* segments, const Key* keys,
-                                                                 std::uint64_t* min_max, segment_range* next, order ord)
+                                                                 std::uint64_t* stats, segment_range* next, order ord)
 {
     __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
     const partition_chunk c = chunks[blockIdx.x];
@@ -193,11 +194,11 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partitio
         hi = max_of(hi, v);
         magnitudes += magnitude_bits(k);
     });
-    std::uint64_t* const mine = min_max + segment_stat_words * c.segment;
+    std::uint64_t* const mine = stats + segment_stat_words * c.segment;
     // One addition per wavefront: a block-wide sum would add two barriers to a pass bound by
     // bandwidth.
-    magnitudes = wave_inclusive_scan(magnitudes);
-    if(lane_id() == block_shape<BlockSize>::wave - 1)
+    magnitudes = logical_wave_sum<block_shape<BlockSize>::wave>(magnitudes);
+    if(lane_id() == 0)
         atomicAdd(reinterpret_cast<unsigned long long*>(&mine[2]), static_cast<unsigned long long>(magnitudes));
     block_min_max<BlockSize>(lo, hi, scratch);
     if(threadIdx.x == 0)
@@ -212,14 +213,14 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partitio
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partition_chunk* chunks,
                                                                    const partition_segment* segments,
-                                                                   const std::uint64_t* min_max, const Key* keys,
+                                                                   const std::uint64_t* stats, const Key* keys,
                                                                    std::uint64_t* matrix, segment_range* next,
                                                                    order ord)
 {
     __shared__ unsigned int counts[MaxBuckets];
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const auto classify = segment_classifier<Key>(min_max, s, c.segment, s.buckets, ord);
+    const auto classify = segment_classifier<Key>(stats, s, c.segment, s.buckets, ord);
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) counts[b] = 0;
     __syncthreads();
     for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
@@ -288,7 +289,7 @@ HIPFLASHSORT_DEVICE void bucket_ranges(const partition_segment& s, bool constant
 /// at 2^16 keys costs about as much as the kernel's work.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
-                                                                     const std::uint64_t* min_max,
+                                                                     const std::uint64_t* stats,
                                                                      std::uint64_t* matrix, segment_range* next)
 {
     const partition_segment s = segments[blockIdx.x];
@@ -296,7 +297,7 @@ __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const part
     if(blockIdx.y < groups)
         scan_columns<BlockSize>(s, matrix, blockIdx.y, groups);
     else
-        bucket_ranges<BlockSize, MaxBuckets>(s, segment_is_constant(min_max, blockIdx.x), next);
+        bucket_ranges<BlockSize, MaxBuckets>(s, segment_is_constant(stats, blockIdx.x), next);
 }
 
 /// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the
@@ -476,7 +477,7 @@ struct chunk_scatter
 
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
-    const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* min_max,
+    const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* stats,
     const std::uint64_t* matrix, const segment_range* next, const Key* keys_in, Key* keys_tmp, Key* keys_out,
     const Value* values_in, Value* values_tmp, Value* values_out, order ord)
 {
@@ -485,8 +486,8 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     __shared__ typename scatter::storage_type lds;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    scatter agent(lds, segment_classifier<Key>(min_max, s, c.segment, s.buckets, ord), ord);
-    const bool done = segment_is_constant(min_max, c.segment);
+    scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord), ord);
+    const bool done = segment_is_constant(stats, c.segment);
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;
     agent.start(matrix, s, c.index, next);

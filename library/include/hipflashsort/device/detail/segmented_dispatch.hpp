@@ -33,9 +33,9 @@ inline std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) /
 struct round_layout
 {
     static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
-    std::size_t min_max, segments, chunks, end;
+    std::size_t stats, segments, chunks, end;
     round_layout(std::size_t first, std::uint64_t n_segments, std::uint64_t n_chunks)
-        : min_max(first), segments(min_max + segment_stat_words * sizeof(std::uint64_t) * n_segments),
+        : stats(first), segments(stats + segment_stat_words * sizeof(std::uint64_t) * n_segments),
           chunks(segments + sizeof(partition_segment) * n_segments), end(chunks + sizeof(partition_chunk) * n_chunks)
     {
     }
@@ -655,22 +655,22 @@ struct segmented_runner
         const round_layout l(plan.round - plan.counts, n_segs, n_chunks);
         staging.assign(l.end, 0);
         const std::uint64_t seed[segment_stat_words] = {~std::uint64_t(0), 0, 0};
-        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[l.min_max + sizeof(seed) * i], seed, sizeof(seed));
+        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[l.stats + sizeof(seed) * i], seed, sizeof(seed));
         std::memcpy(&staging[l.segments], segs.data(), sizeof(partition_segment) * n_segs);
         std::memcpy(&staging[l.chunks], chunks.data(), sizeof(partition_chunk) * n_chunks);
         HIPFLASHSORT_RETURN_IF_ERROR(
             hipMemcpyAsync(temp + plan.counts, staging.data(), staging.size(), hipMemcpyHostToDevice, stream));
-        auto* min_max = at<std::uint64_t>(plan.counts + l.min_max);
+        auto* stats = at<std::uint64_t>(plan.counts + l.stats);
         auto* d_segs = at<partition_segment>(plan.counts + l.segments);
         auto* d_chunks = at<partition_chunk>(plan.counts + l.chunks);
         chunk_min_max_kernel<Key, block, items>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, keys_in, min_max, next, ord);
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, keys_in, stats, next, ord);
         chunk_histogram_kernel<Key, block, items, max_buckets>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, min_max, keys_in, matrix, next, ord);
+            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, stats, keys_in, matrix, next, ord);
         partition_offsets_kernel<block, max_buckets>
-            <<<dim3(n_segs, column_groups + 1), block, 0, stream>>>(d_segs, min_max, matrix, next);
+            <<<dim3(n_segs, column_groups + 1), block, 0, stream>>>(d_segs, stats, matrix, next);
         chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<n_chunks, block, 0, stream>>>(
-            d_chunks, d_segs, min_max, matrix, next, keys_in, keys_dst, keys_out, values_in, values_dst, values_out,
+            d_chunks, d_segs, stats, matrix, next, keys_in, keys_dst, keys_out, values_in, values_dst, values_out,
             ord);
         return hipGetLastError();
     }
