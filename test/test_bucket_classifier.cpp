@@ -184,6 +184,21 @@ void check_crowding(std::uint64_t seed)
     }
 }
 
+// Zero has no bits (leading_zeros is undefined there; host compilers differ).
+TEST(BucketClassifier, MagnitudeBits)
+{
+    using hipflashsort::detail::magnitude_bits;
+    EXPECT_EQ(magnitude_bits(std::uint32_t(0)), 0u);
+    EXPECT_EQ(magnitude_bits(std::uint32_t(1)), 1u);
+    EXPECT_EQ(magnitude_bits(std::uint32_t(0xffffffffu)), 32u);
+    EXPECT_EQ(magnitude_bits(std::int16_t(0)), 0u);
+    EXPECT_EQ(magnitude_bits(std::int16_t(-4)), 3u);
+    EXPECT_EQ(magnitude_bits(std::uint64_t(0)), 0u);
+    EXPECT_EQ(magnitude_bits(std::uint64_t(1) << 40), 41u);
+    EXPECT_EQ(magnitude_bits(1.0f), 127u);
+    EXPECT_EQ(magnitude_bits(-2.0), 1024u);
+}
+
 TEST(BucketClassifier, CrowdingU32) { check_crowding<std::uint32_t>(7); }
 TEST(BucketClassifier, CrowdingU64) { check_crowding<std::uint64_t>(8); }
 TEST(BucketClassifier, CrowdingF32) { check_crowding<float>(9); }

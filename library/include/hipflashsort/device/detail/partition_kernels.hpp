@@ -65,7 +65,7 @@ HIPFLASHSORT_HOST_DEVICE unsigned int magnitude_bits(const Key& k)
         using word = wide_image_t<bits>;
         const bool negative = codec::is_signed && (b & codec::sign_bit) != 0;
         const word m = negative ? word(bits(bits(0) - b)) : word(b);
-        return 8 * static_cast<unsigned int>(sizeof(word)) - leading_zeros(m);
+        return m == 0 ? 0u : 8 * static_cast<unsigned int>(sizeof(word)) - leading_zeros(m); // clz needs m != 0
     }
 }
 
@@ -92,7 +92,7 @@ HIPFLASHSORT_HOST_DEVICE bool crowds_low(image_word_t<Key> lo, image_word_t<Key>
     else
     {
         const Key smallest = codec::decode_lossless(static_cast<bits>(ord == order::ascending ? lo : hi), ord);
-        if(std::uint64_t(magnitude_bits(smallest)) * size > magnitude_sum) return false;
+        if(hi == lo || std::uint64_t(magnitude_bits(smallest)) * size > magnitude_sum) return false;
         top = 8 * sizeof(word) - leading_zeros(word(hi - lo));
     }
     return magnitude_sum + tail_bits * size < top * size;
