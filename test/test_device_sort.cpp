@@ -589,15 +589,16 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
 }
 
 // Pairs between the wavefront networks and the partition: the block network on composites up to
-// 1024, block_flash_sort, then flash_network_pair_sort (stable ranks per bucket, composites
-// sorted per bucket). Equal keys (few unique, two values, ±0) must keep input order; skewed
-// keys hand the segment back to the partition; values of 4, 8 and 16 bytes (the flash network
-// class's capacity shrinks with the value size).
+// 1024, block_flash_sort, then flash_network_pair_sort (keys staged with their input positions
+// by atomics, composites sorted per bucket, values read by position). Equal keys (few unique,
+// two values, ±0) must keep input order although staging scrambles them; skewed keys hand the
+// segment back to the partition; values of 4, 8 and 16 bytes; in place, the values go through
+// the round buffer.
 TEST(SegmentedSort, FlashNetworkPairs)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    const std::vector<std::size_t> sizes = {513, 700, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097,
-                                            6000, 8191, 8192, 8193, 16385, 600};
+    const std::vector<std::size_t> sizes = {513,  700,  1023, 1024, 1025,  2047,  2049,  4095,  4096, 4097,
+                                            6000, 8191, 8192, 8193, 12000, 16383, 16384, 16385, 600};
     std::uint64_t seed = 4000;
     for(const order ord : {order::ascending, order::descending})
     {

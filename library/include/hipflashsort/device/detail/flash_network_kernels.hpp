@@ -232,37 +232,6 @@ private:
     }
     HIPFLASHSORT_DEVICE std::uint32_t* negative_mask() const { return zero_mask() + mask_words; }
 
-    /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, the
-    /// loads of up to 32 items issued before they are used.
-    template <class F>
-    HIPFLASHSORT_DEVICE static void for_each_key(const Key* in, unsigned int size, F f)
-    {
-        constexpr unsigned int unroll = items <= 32 ? items : 16;
-        static_assert(items % unroll == 0, "whole batches of loads");
-        for(unsigned int j0 = 0; j0 < items && j0 * BlockSize < size; j0 += unroll)
-        {
-            // Every load of the batch before any use: with each use inside its load's bound test,
-            // the compiler issued the loads one by one, each just before its use, and the block
-            // waited for every key (ncu, f32 segments of 16384: 39% of the stall samples waited
-            // on a load, nearly all at a key's first use). H100, 2^26 keys, segments of 16384 /
-            // 24576, Gkeys/s: u32 99.6-100.9 / 77.7-78.0 -> 111.7-111.9 / 87.6, f32 71.9 /
-            // 55.8-56.7 -> 96.7 / 72.9.
-            Key keys[unroll];
-#pragma unroll
-            for(unsigned int j = 0; j < unroll; j++)
-            {
-                const unsigned int p = (j0 + j) * BlockSize + threadIdx.x;
-                if(p < size) keys[j] = in[p];
-            }
-#pragma unroll
-            for(unsigned int j = 0; j < unroll; j++)
-            {
-                const unsigned int p = (j0 + j) * BlockSize + threadIdx.x;
-                if(p < size) f(p, keys[j]);
-            }
-        }
-    }
-
     /// Reads the segment, reduces min and max image, and for floats notes the zeros in the bit
     /// masks; returns whether there is one, and in `below` how many keys order below zero.
     HIPFLASHSORT_DEVICE bool scan_range(const Key* in, unsigned int size, std::uint32_t& lo, std::uint32_t& hi,
@@ -280,7 +249,7 @@ private:
         hi = 0;
         below = 0;
         bool zero = false;
-        for_each_key(in, size, [&](unsigned int p, const Key& key) {
+        for_each_striped<BlockSize, items>(in, size, [&](unsigned int p, const Key& key) {
             const std::uint32_t v = image(key, ord);
             lo = min_of(lo, v);
             hi = max_of(hi, v);
@@ -312,7 +281,7 @@ private:
     {
         for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize) lds.cursor[b] = 0;
         syncthreads();
-        for_each_key(in, size, [&](unsigned int, const Key& key) {
+        for_each_striped<BlockSize, items>(in, size, [&](unsigned int, const Key& key) {
             atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
         });
         syncthreads();
@@ -368,7 +337,7 @@ private:
                                    unsigned int last, unsigned int base, Key* copy_to)
     {
         Key* const row = staged() - base;
-        for_each_key(in, size, [&](unsigned int p, const Key& key) {
+        for_each_striped<BlockSize, items>(in, size, [&](unsigned int p, const Key& key) {
             const unsigned int b = classify(key, image(key, ord));
             if(!Windowed || (b >= first && b < last)) row[atomicAdd(&lds.cursor[b], 1u)] = key;
             if(Windowed && copy_to != nullptr) copy_to[p] = key;
@@ -497,12 +466,13 @@ private:
 };
 
 /// One block per listed segment, sorted in dynamic LDS by flash_network_sort (keys alone) or
-/// flash_network_pair_sort (keys and values). A segment with a bucket too large for the networks
+/// flash_network_pair_sort (keys and values; `values_scratch`, free over the listed ranges, holds
+/// the values of a segment sorted in place). A segment with a bucket too large for the networks
 /// is appended to `deferred` (counter `deferred_count`) and left for the partition.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
-    Value* values_out, segment_range* deferred, unsigned int* deferred_count, order ord)
+    Value* values_out, Value* values_scratch, segment_range* deferred, unsigned int* deferred_count, order ord)
 {
     using sorter = std::conditional_t<has_values<Value>, flash_network_pair_sort<Key, Value, BlockSize, Capacity>,
                                       flash_network_sort<Key, BlockSize, Capacity>>;
@@ -514,7 +484,8 @@ __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
         const unsigned int size = packed_segment::size(list[index]);
         bool sorted;
         if constexpr(has_values<Value>)
-            sorted = sort.sort(keys_in + begin, keys_out + begin, values_in + begin, values_out + begin, size);
+            sorted = sort.sort(keys_in + begin, keys_out + begin, values_in + begin, values_out + begin, size,
+                               values_scratch + begin);
         else
             sorted = sort.sort(keys_in + begin, keys_out + begin, size);
         if(!sorted && threadIdx.x == 0) deferred[atomicAdd(deferred_count, 1u)] = segment_range{begin, begin + size};

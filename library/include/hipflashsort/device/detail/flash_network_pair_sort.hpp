@@ -1,14 +1,16 @@
 // The flash network class for keys with values: one block cuts a segment into buckets of a few
-// hundred keys by interpolation, ranks every key stably inside its bucket, stages keys and values
-// in LDS by bucket and sorts each bucket with a wavefront network on (image bits, position)
-// composites. Interpolation narrows each bucket's range of images, so the composites nearly
-// always hold whole images, where a network over the whole segment would have to drop bits.
+// hundred keys by interpolation, stages each key with its 16-bit input position in LDS by bucket,
+// sorts each bucket with a wavefront network on (image bits, row position) composites, and only
+// then reads the values, each from its input position. Values never pass through LDS, so the
+// class holds as many pairs as 6-byte slots fit (16384 u32+u32 pairs in 97 KiB, any value size),
+// where staging the values too held 8192.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_PAIR_SORT_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_PAIR_SORT_HPP_
 
 #include <cstdint>
 
 #include "../../block/detail/block_primitives.hpp"
+#include "../../intrinsics/cache_hints.hpp"
 #include "bucket_classifier.hpp"
 #include "composite_sort.hpp"
 #include "flash_network_buckets.hpp"
@@ -17,46 +19,195 @@
 namespace hipflashsort {
 namespace detail {
 
+/// As spread_bits, for images held striped (member m's item j at position j * size + m).
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE unsigned int striped_spread_bits(const Team& team, const std::uint32_t (&images)[Items],
+                                                     unsigned int n)
+{
+    std::uint32_t low = ~std::uint32_t(0), high = 0;
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(j * Team::size + team.member < n)
+        {
+            low = min_of(low, images[j]);
+            high = max_of(high, images[j]);
+        }
+    }
+    team.min_max(low, high);
+    const std::uint32_t spread = low ^ high;
+    return spread == 0 ? 0u : 32u - leading_zeros(spread);
+}
+
+/// The composites ((field >> shift) & mask) << position_bits | position of fields held striped
+/// (member m's item j at row position j * size + m), sorted by the team: member m's item j is
+/// blocked rank m * Items + j, positions from n on last.
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE void rank_striped(const Team& team, const std::uint32_t (&fields)[Items], unsigned int n,
+                                      unsigned int shift, std::uint32_t mask, std::uint32_t (&composite)[Items])
+{
+    constexpr unsigned int position_bits = log2_ceil(Team::size * Items);
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const unsigned int p = j * Team::size + team.member;
+        composite[j] = p < n ? ((fields[j] >> shift) & mask) << position_bits | p : ~std::uint32_t(0);
+    }
+    team.sort(composite);
+}
+
+/// Whether two neighbouring ranks below n (the member's, or its last and the next member's
+/// first) have equal fields in their sorted composites: their order is then the row's, which
+/// need not be that of their images or input positions.
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE bool field_ties(const Team& team, const std::uint32_t (&composite)[Items], unsigned int n)
+{
+    constexpr unsigned int position_bits = log2_ceil(Team::size * Items);
+    const unsigned int first = team.member * Items;
+    bool tie = false;
+#pragma unroll
+    for(unsigned int j = 1; j < Items; j++)
+        tie |= first + j < n && composite[j - 1] >> position_bits == composite[j] >> position_bits;
+    const std::uint32_t next = shuffle_down(composite[0], 1u, int(Team::size));
+    return tie
+           || (team.member + 1 < Team::size && first + Items < n
+               && composite[Items - 1] >> position_bits == next >> position_bits);
+}
+
+/// Puts a team's row of keys and input positions into the order of the sorted composites: rank
+/// r (below n) takes the slot of the composite's position. Keys, then positions, each gathered
+/// by every member before any is stored; the positions are held two to a word meanwhile (held
+/// as composites beside the keys, they made the flash network class spill 480 bytes).
+template <class Team, class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void permute_row(const Team& team, Key* row_keys, std::uint16_t* row_index,
+                                     const std::uint32_t (&composite)[Items], unsigned int n)
+{
+    static_assert(Items % 2 == 0, "positions held in pairs");
+    constexpr std::uint32_t position_mask = (std::uint32_t(1) << log2_ceil(Team::size * Items)) - 1;
+    const unsigned int first = team.member * Items;
+    std::uint32_t from[Items / 2];
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j += 2)
+        from[j / 2] = (composite[j] & position_mask) | (composite[j + 1] & position_mask) << 16;
+    const auto slot = [&](unsigned int j) { return (from[j / 2] >> (16 * (j % 2))) & 0xffffu; };
+    Key keys[Items];
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) keys[j] = first + j < n ? row_keys[slot(j)] : Key();
+    team.barrier();
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(first + j < n) row_keys[first + j] = keys[j];
+    }
+    std::uint16_t index[Items];
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) index[j] = first + j < n ? row_index[slot(j)] : 0;
+    team.barrier();
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(first + j < n) row_index[first + j] = index[j];
+    }
+    team.barrier();
+}
+
+/// Order images (image = true) or input positions of a team's row, striped.
+template <class Team, class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE void load_striped_fields(const Team& team, const Key* row_keys, const std::uint16_t* row_index,
+                                             unsigned int n, bool image, order ord, std::uint32_t (&fields)[Items])
+{
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        const unsigned int p = j * Team::size + team.member;
+        if(p >= n) fields[j] = 0;
+        else if(image) fields[j] = std::uint32_t(radix_key_codec<Key>::order_image(row_keys[p], ord));
+        else fields[j] = row_index[p];
+    }
+}
+
+/// Sorts a team's LDS row of n keys and their input positions (`index`, in any order) stably:
+/// by order image, equal images by input position, on 32-bit composites of (image bits, row
+/// position). The first pass is the answer unless two neighbouring ranks tie in the bits kept:
+/// their order is then the staging order. Such a row is sorted least significant digit first
+/// instead: by input position, then (where bits were dropped) by the dropped image bits, then by
+/// the kept ones, each pass stable in row position; a row of equal keys needs only the first.
+/// The sorted row goes back to LDS, and keys_out[i] / values_out[i] take rank i's key and
+/// values_from[its input position].
+template <class Key, class Value, unsigned int Items, class Team>
+HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::uint16_t* row_index, Key* keys_out,
+                                          const Value* values_from, Value* values_out, unsigned int n, order ord)
+{
+    constexpr unsigned int field_bits = 32 - log2_ceil(Team::size * Items);
+    constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
+    static_assert(field_bits >= 16, "a pass by input position keeps all 16 bits");
+    std::uint32_t fields[Items], composite[Items];
+    load_striped_fields(team, row_keys, row_index, n, true, ord, fields);
+    const unsigned int used = striped_spread_bits(team, fields, n);
+    const unsigned int shift = used > field_bits ? used - field_bits : 0u;
+    rank_striped(team, fields, n, shift, field_mask, composite);
+    if(team.any(field_ties(team, composite, n)))
+    {
+        load_striped_fields(team, row_keys, row_index, n, false, ord, fields);
+        rank_striped(team, fields, n, 0, 0xffffu, composite);
+        if(team.any(used != 0)) // else the keys are equal and input order is the answer
+        {
+            permute_row(team, row_keys, row_index, composite, n);
+            if(team.any(shift != 0))
+            {
+                load_striped_fields(team, row_keys, row_index, n, true, ord, fields);
+                rank_striped(team, fields, n, 0, (std::uint32_t(1) << shift) - 1, composite);
+                permute_row(team, row_keys, row_index, composite, n);
+            }
+            load_striped_fields(team, row_keys, row_index, n, true, ord, fields);
+            rank_striped(team, fields, n, shift, field_mask, composite);
+        }
+    }
+    permute_row(team, row_keys, row_index, composite, n);
+    for(unsigned int i = team.member; i < n; i += Team::size)
+    {
+        keys_out[i] = row_keys[i];
+        values_out[i] = values_from[row_index[i]];
+    }
+}
+
 /// Sorts one segment of up to Capacity keys (of at most 4 bytes) and their values, stably, with a
-/// block of BlockSize threads: load → min/max → classify → stable rank per bucket → scan →
-/// stage keys and values in LDS by bucket → sort each bucket (sort_composites) → write.
+/// block of BlockSize threads: load → min/max → classify and count → scan → stage keys and input
+/// positions in LDS by bucket → sort each bucket (sort_indexed_row) → write keys, then values
+/// read by position.
 ///
-/// Each wavefront ranks a contiguous span of positions in order (wave_stable_rank), so a bucket's
-/// row holds its keys in input order and the composites' position bits keep equal keys in it.
-/// A segment with a bucket above largest_bucket keys (skew) is handed back for a partition round.
+/// Staging takes each key's slot with an LDS atomic, so a bucket's row is in the hardware's order;
+/// the networks restore input order among equal keys from the positions, so the result is
+/// deterministic. A segment with a bucket above largest_bucket keys (skew) is handed back for a
+/// partition round. The values are prefetched into L2 while the keys are scanned.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 struct flash_network_pair_sort
 {
     using codec = radix_key_codec<Key>;
     using shape = block_shape<BlockSize>;
     static_assert(sizeof(Key) <= 4, "the composites hold 32-bit images");
-    static_assert(Capacity % BlockSize == 0 && BlockSize % 32 == 0, "whole rounds per wavefront, 32-lane halves");
+    static_assert(Capacity % BlockSize == 0 && BlockSize % 32 == 0, "whole items per thread, 32-lane halves");
+    static_assert(Capacity <= 65536, "16-bit input positions");
 
-    static constexpr unsigned int rounds = Capacity / BlockSize; // most keys per lane in a span
+    static constexpr unsigned int items = Capacity / BlockSize; // keys per thread and pass
     static constexpr unsigned int bucket_goal = 192;
     static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
-    static constexpr unsigned int bucket_bits = log2_ceil(max_buckets);
     static constexpr unsigned int largest_bucket = 512;
-    static constexpr unsigned int network_items = 16; // both networks' keys per lane
-    static constexpr unsigned int slots = Capacity + (network_items - 1) * max_buckets;
-    // A network without a bucket still gathers from slot 0 of its row; it gets this row of its
-    // own, past the buckets', which nobody writes (an empty bucket's row would start inside the
-    // next bucket's, which another network is rewriting).
-    static constexpr unsigned int idle_row = slots;
-    // Each wavefront's 16-bit counters start on a 4-byte boundary (wave_stable_rank adds to two
-    // at once).
-    static constexpr unsigned int counter_row = (max_buckets + 1) & ~1u;
-    static_assert(Capacity < 65536, "16-bit counters and prefixes");
+    // Loads in flight per thread: batches of 32 (all of a thread's keys at 16384) spilled 468
+    // bytes (ptxas, sm_90); the values' prefetch at the range scan, before staging instead of
+    // after, pushed the keys out of L2 before their second and third reads (ncu: 1.49 GB of DRAM
+    // reads for 0.54 GB of keys and values). H100, 2^26 pairs, u32+u32 segments of 16384 pairs:
+    // 39.1 -> 58.9 Gkeys/s.
+    static constexpr unsigned int batch = items < 16 ? items : 16;
 
     struct storage_type
     {
-        alignas(16) Key keys[slots + network_items];
-        alignas(16) Value values[slots + network_items];
-        alignas(4) std::uint16_t counters[shape::waves * counter_row]; // ranks, then (bucket, wave) prefixes
-        unsigned int out_first[max_buckets + 1];                       // output offset of each bucket
-        unsigned int lds_first[max_buckets];                           // first LDS slot of each bucket
+        Key keys[Capacity];                       // staged by bucket, rows side by side
+        std::uint16_t index[Capacity];            // each staged key's input position
+        unsigned int cursor[max_buckets];         // bucket counts, then the next free slot of each
+        unsigned int out_first[max_buckets + 1];  // first slot (and output offset) of each bucket
         std::uint32_t reduce[2 * shape::waves];
-        std::uint32_t scan[shape::waves];
+        unsigned int scan[shape::waves];
     };
 
     storage_type& lds;
@@ -64,9 +215,10 @@ struct flash_network_pair_sort
 
     /// Sorts keys_in[0, size) and their values into keys_out and values_out; returns false,
     /// having written nothing, when a bucket holds more than largest_bucket keys. All threads call
-    /// it together; the outputs may equal the inputs.
+    /// it together. The outputs may equal the inputs: values_in == values_out needs `scratch`
+    /// (size values, free), to which the values are copied before any output is written.
     HIPFLASHSORT_DEVICE bool sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
-                                  unsigned int size)
+                                  unsigned int size, Value* scratch)
     {
         std::uint32_t lo, hi;
         scan_range(keys_in, size, lo, hi);
@@ -82,18 +234,19 @@ struct flash_network_pair_sort
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
-        const unsigned int span = wave_span(size);
-        std::uint32_t ranks[rounds] = {}; // bucket << 16 | rank of each of the lane's keys
-        rank(keys_in, size, span, classify, ranks);
+        count(keys_in, size, classify);
         if(!plan_buckets(classify.buckets, size)) return false;
-        stage(keys_in, values_in, size, span, ranks);
+        const bool copy = values_in == values_out;
+        stage(keys_in, size, classify, copy ? values_in : nullptr, scratch);
+        const Value* const values_from = copy ? scratch : values_in;
+        prefetch_values(values_from, size);
         sort_bucket_rows<BlockSize, largest_bucket>(
             0, classify.buckets, lds.out_first,
-            [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
-                const unsigned int first = n != 0 ? lds.lds_first[b] : idle_row, to = lds.out_first[b];
-                sort_composites<Key, Value, decltype(items)::value>(
-                    wave_team<decltype(lanes)::value>{member}, lds.keys + first, lds.values + first, keys_out + to,
-                    values_out + to, n, ord, (n + network_items - 1) / network_items * network_items);
+            [&](auto lanes, auto per_lane, unsigned int b, unsigned int n, unsigned int member) {
+                const unsigned int first = lds.out_first[b];
+                sort_indexed_row<Key, Value, decltype(per_lane)::value>(
+                    wave_team<decltype(lanes)::value>{member}, lds.keys + first, lds.index + first, keys_out + first,
+                    values_from, values_out + first, n, ord);
             });
         syncthreads(); // the LDS is reused by the next segment
         return true;
@@ -105,96 +258,67 @@ private:
         return static_cast<std::uint32_t>(codec::order_image(k, ord));
     }
 
-    /// Positions each wavefront ranks: [wave * span, (wave + 1) * span), whole rounds of lanes.
-    HIPFLASHSORT_DEVICE static unsigned int wave_span(unsigned int size)
+    /// Brings values[0, size) into L2, where the bucket sorts read them one by one.
+    HIPFLASHSORT_DEVICE static void prefetch_values(const Value* values, unsigned int size)
     {
-        constexpr unsigned int per_round = shape::waves * shape::wave;
-        return (size + per_round - 1) / per_round * shape::wave;
+        constexpr unsigned int line = sizeof(Value) < 128 ? 128 / sizeof(Value) : 1;
+        for(unsigned int i = threadIdx.x * line; i < size; i += BlockSize * line) prefetch_l2(values + i);
     }
 
-    HIPFLASHSORT_DEVICE void scan_range(const Key* in, unsigned int size, std::uint32_t& lo, std::uint32_t& hi)
+    HIPFLASHSORT_DEVICE void scan_range(const Key* keys, unsigned int size, std::uint32_t& lo, std::uint32_t& hi)
     {
         lo = ~std::uint32_t(0);
         hi = 0;
-#pragma unroll
-        for(unsigned int j = 0; j < rounds; j++)
-        {
-            if(j * BlockSize >= size) break; // block-uniform
-            const unsigned int p = j * BlockSize + threadIdx.x;
-            if(p < size)
-            {
-                const std::uint32_t v = image(in[p], ord);
-                lo = min_of(lo, v);
-                hi = max_of(hi, v);
-            }
-        }
+        for_each_striped<BlockSize, items, batch>(keys, size, [&](unsigned int, const Key& key) {
+            const std::uint32_t v = image(key, ord);
+            lo = min_of(lo, v);
+            hi = max_of(hi, v);
+        });
         block_min_max<BlockSize>(lo, hi, lds.reduce);
     }
 
-    /// Each key's bucket and its rank among the earlier keys of its wavefront's span in that
-    /// bucket; the wavefronts' counters end up holding their counts per bucket.
     template <class Classify>
-    HIPFLASHSORT_DEVICE void rank(const Key* in, unsigned int size, unsigned int span, const Classify& classify,
-                                  std::uint32_t (&ranks)[rounds])
+    HIPFLASHSORT_DEVICE void count(const Key* in, unsigned int size, const Classify& classify)
     {
-        for(unsigned int i = threadIdx.x; i < shape::waves * counter_row; i += BlockSize) lds.counters[i] = 0;
+        for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize) lds.cursor[b] = 0;
         syncthreads();
-        const unsigned int wave = threadIdx.x / shape::wave;
-        const unsigned int first = wave * span + lane_id();
-        std::uint16_t* const mine = lds.counters + wave * counter_row;
-        Key keys[rounds] = {};
-#pragma unroll
-        for(unsigned int r = 0; r < rounds; r++)
-        {
-            if(r * shape::wave >= span) break; // block-uniform
-            const unsigned int p = first + r * shape::wave;
-            keys[r] = p < size ? in[p] : Key();
-        }
-#pragma unroll
-        for(unsigned int r = 0; r < rounds; r++)
-        {
-            if(r * shape::wave >= span) break; // wavefront-uniform
-            const unsigned int p = first + r * shape::wave;
-            const bool valid = p < size;
-            const unsigned int bucket = valid ? classify(keys[r], image(keys[r], ord)) : 0u;
-            ranks[r] = bucket << 16 | wave_stable_rank<bucket_bits>(bucket, valid, mine);
-        }
+        for_each_striped<BlockSize, items, batch>(in, size, [&](unsigned int, const Key& key) {
+            atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
+        });
         syncthreads();
     }
 
-    /// Bucket-major prefix over (bucket, wavefront): each wavefront's first output position in
-    /// each bucket; then the buckets' output and LDS starts. False when a bucket is too large.
+    /// Each bucket's first slot from the counts, the cursors set to them; false when a bucket is
+    /// too large for the networks.
     HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
     {
-        scan_wave_counters<BlockSize>(lds.counters, counter_row, buckets, lds.scan);
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.out_first[b] = lds.counters[b];
+        bool too_large = false;
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+        {
+            too_large |= lds.cursor[b] > largest_bucket;
+            lds.out_first[b] = lds.cursor[b];
+        }
+        if(syncthreads_or(too_large)) return false;
+        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
+                                                          buckets, lds.scan);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.out_first[b];
         if(threadIdx.x == 0) lds.out_first[buckets] = size;
         syncthreads();
-        return plan_bucket_rows<BlockSize, network_items, largest_bucket>(
-            buckets, [&](unsigned int b) { return lds.out_first[b + 1] - lds.out_first[b]; }, lds.lds_first, lds.scan);
+        return true;
     }
 
-    /// Keys and values (read again, from L2) to their slots: the bucket's LDS start plus the key's
-    /// output offset inside the bucket.
-    HIPFLASHSORT_DEVICE void stage(const Key* keys_in, const Value* values_in, unsigned int size, unsigned int span,
-                                   const std::uint32_t (&ranks)[rounds])
+    /// Each key and its input position to the next free slot of its bucket; the values to
+    /// copy_to where copy_from is given.
+    template <class Classify>
+    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify, const Value* copy_from,
+                                   Value* copy_to)
     {
-        const unsigned int wave = threadIdx.x / shape::wave;
-        const unsigned int first = wave * span + lane_id();
-        const std::uint16_t* const mine = lds.counters + wave * counter_row;
-#pragma unroll
-        for(unsigned int r = 0; r < rounds; r++)
-        {
-            if(r * shape::wave >= span) break; // block-uniform
-            const unsigned int p = first + r * shape::wave;
-            if(p < size)
-            {
-                const unsigned int b = ranks[r] >> 16;
-                const unsigned int slot = lds.lds_first[b] + (mine[b] + (ranks[r] & 0xffffu) - lds.out_first[b]);
-                lds.keys[slot] = keys_in[p];
-                lds.values[slot] = values_in[p];
-            }
-        }
+        for_each_striped<BlockSize, items, batch>(in, size, [&](unsigned int p, const Key& key) {
+            const unsigned int slot = atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
+            lds.keys[slot] = key;
+            lds.index[slot] = static_cast<std::uint16_t>(p);
+            if(copy_from != nullptr) copy_to[p] = copy_from[p];
+        });
         syncthreads();
     }
 };

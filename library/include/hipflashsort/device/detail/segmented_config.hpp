@@ -202,10 +202,15 @@ struct segmented_config
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
     // threads cuts a segment into buckets of about 192 keys and sorts them with wavefront
     // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
-    // composites with values (flash_network_pair_sort). Its capacity is the largest of 16384,
-    // 8192, ... whose storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), u32+u32
-    // pairs 8192 (4096 on gfx9, where it would only repeat the dynamic flash class and is left
-    // out).
+    // composites with values (flash_network_pair_sort, which stages 16-bit input positions in
+    // place of the values). Its capacity is the largest of 16384, 8192, ... whose storage fits
+    // dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), pairs of 4-byte keys 16384 whatever
+    // the value size (8192 on gfx9).
+    // Pairs staged with their values in LDS, stable ranks per wavefront, held 8192 u32+u32 pairs
+    // and ran at 37-38 Gkeys/s; with positions instead (H100, 2^26 pairs, medians of three
+    // rounds, Gkeys/s) u32+u32 segments of 8192 / 12000 / 16384 pairs 37.8 / 35.1 / 37.0 (the
+    // last two through the partition) -> 55.4 / 57.4 / 58.9, f32+u32 37.2 / 32.7 / 35.2 -> 51.1 /
+    // 51.9 / 51.8; u32+u32 device sorts of 2^22 / 2^28 pairs 11.3 / 13.0 -> 13.2 / 13.5.
     // For keys alone it follows the block networks. Pairs keep their block flash classes (1025 to
     // 4096, above their block network) below it: a 512-thread block spends a fixed share of its
     // time per segment (min/max, ranking, scans, a dozen barriers), and on an H100 (2^26 keys,

@@ -116,7 +116,7 @@ struct segmented_runner
     std::vector<unsigned char> staging; // the partition plan's host copy
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
-                                      segment_range*, unsigned int*, order);
+                                      Value*, segment_range*, unsigned int*, order);
     // The dynamic-LDS classes' kernels once they have opted in to their LDS, else null. Opt-in
     // and launch go through these pointers: a kernel template instantiated in several
     // translation units has one host stub (and registered function) per unit, and the opt-in
@@ -259,6 +259,11 @@ struct segmented_runner
     template <class T>
     T* at(std::size_t offset) const { return reinterpret_cast<T*>(temp + offset); }
 
+    /// Where a class that sorts values in place keeps a copy of them: the values' round buffer,
+    /// free over a segment's range whenever that segment is sorted in place (the user's in-place
+    /// sort before any partition, or the buckets a partition round scattered into values_out).
+    Value* values_scratch() const { return has_values<Value> ? at<Value>(plan.values_tmp) : nullptr; }
+
     /// The classes' limits; `with_wide`: whether the wide classes take their segments (the
     /// partition's buckets skip them: a plan that aims at a further round cuts buckets of up to
     /// 65536 keys, and a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class
@@ -357,7 +362,7 @@ struct segmented_runner
             const unsigned int grid = grid_for(networked, 1, config::flash_network_blocks_per_sm);
             flash_network<<<grid, config::flash_network_block, config::flash_network_lds, stream>>>(
                 class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
-                lists.large, counts + config::large_class, ord);
+                values_scratch(), lists.large, counts + config::large_class, ord);
         }
         if constexpr(config::has_wide_flash_network)
         {
