@@ -133,7 +133,8 @@ HIPFLASHSORT_DEVICE void load_striped_fields(const Team& team, const Key* row_ke
 /// instead: by input position, then (where bits were dropped) by the dropped image bits, then by
 /// the kept ones, each pass stable in row position; a row of equal keys needs only the first.
 /// The sorted row goes back to LDS, and keys_out[i] / values_out[i] take rank i's key and
-/// values_from[its input position].
+/// values_from[its input position]; without values_out the values are left to the caller, which
+/// finds the row's input positions in rank order.
 template <class Key, class Value, unsigned int Items, class Team>
 HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::uint16_t* row_index, Key* keys_out,
                                           const Value* values_from, Value* values_out, unsigned int n, order ord)
@@ -167,7 +168,7 @@ HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::
     for(unsigned int i = team.member; i < n; i += Team::size)
     {
         keys_out[i] = row_keys[i];
-        values_out[i] = values_from[row_index[i]];
+        if(values_out != nullptr) values_out[i] = values_from[row_index[i]];
     }
 }
 
@@ -199,6 +200,7 @@ struct flash_network_pair_sort
     // reads for 0.54 GB of keys and values). H100, 2^26 pairs, u32+u32 segments of 16384 pairs:
     // 39.1 -> 58.9 Gkeys/s.
     static constexpr unsigned int batch = items < 16 ? items : 16;
+    static constexpr bool values_fit_keys = sizeof(Value) <= sizeof(Key) && alignof(Value) <= alignof(Key);
 
     struct storage_type
     {
@@ -215,8 +217,8 @@ struct flash_network_pair_sort
 
     /// Sorts keys_in[0, size) and their values into keys_out and values_out; returns false,
     /// having written nothing, when a bucket holds more than largest_bucket keys. All threads call
-    /// it together. The outputs may equal the inputs: values_in == values_out needs `scratch`
-    /// (size values, free), to which the values are copied before any output is written.
+    /// it together. The outputs may equal the inputs; in place, values wider than the keys are
+    /// first copied to `scratch` (size values, free), others wait in LDS for the last key.
     HIPFLASHSORT_DEVICE bool sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                                   unsigned int size, Value* scratch)
     {
@@ -236,9 +238,13 @@ struct flash_network_pair_sort
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
         count(keys_in, size, classify);
         if(!plan_buckets(classify.buckets, size)) return false;
-        const bool copy = values_in == values_out;
-        stage(keys_in, size, classify, copy ? values_in : nullptr, scratch);
-        const Value* const values_from = copy ? scratch : values_in;
+        stage(keys_in, size, classify);
+        // In place, a bucket's values may not be written while other buckets still read theirs.
+        // Values no wider than the keys wait in the keys' rows once every key is out (no copy);
+        // wider ones are copied to scratch first.
+        const bool in_place = values_in == values_out;
+        const bool defer = in_place && values_fit_keys;
+        const Value* const values_from = in_place && !defer ? copy_values(values_in, scratch, size) : values_in;
         prefetch_values(values_from, size);
         sort_bucket_rows<BlockSize, largest_bucket>(
             0, classify.buckets, lds.out_first,
@@ -246,8 +252,12 @@ struct flash_network_pair_sort
                 const unsigned int first = lds.out_first[b];
                 sort_indexed_row<Key, Value, decltype(per_lane)::value>(
                     wave_team<decltype(lanes)::value>{member}, lds.keys + first, lds.index + first, keys_out + first,
-                    values_from, values_out + first, n, ord);
+                    values_from, defer ? nullptr : values_out + first, n, ord);
             });
+        if constexpr(values_fit_keys)
+        {
+            if(defer) write_deferred_values(values_in, values_out, size);
+        }
         syncthreads(); // the LDS is reused by the next segment
         return true;
     }
@@ -307,19 +317,53 @@ private:
         return true;
     }
 
-    /// Each key and its input position to the next free slot of its bucket; the values to
-    /// copy_to where copy_from is given.
+    /// Each key and its input position to the next free slot of its bucket.
     template <class Classify>
-    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify, const Value* copy_from,
-                                   Value* copy_to)
+    HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify)
     {
         for_each_striped<BlockSize, items, batch>(in, size, [&](unsigned int p, const Key& key) {
             const unsigned int slot = atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
             lds.keys[slot] = key;
             lds.index[slot] = static_cast<std::uint16_t>(p);
-            if(copy_from != nullptr) copy_to[p] = copy_from[p];
         });
         syncthreads();
+    }
+
+    /// to[0, size) = from[0, size); returns `to`.
+    HIPFLASHSORT_DEVICE static const Value* copy_values(const Value* from, Value* to, unsigned int size)
+    {
+        for_each_striped<BlockSize, items, batch>(from, size, [&](unsigned int p, const Value& v) { to[p] = v; });
+        syncthreads(); // the copies are visible to the block
+        return to;
+    }
+
+    /// In place, after every bucket's keys: each rank's value, read by its input position, goes to
+    /// the keys' rows (free now), then out.
+    HIPFLASHSORT_DEVICE void write_deferred_values(const Value* values_in, Value* values_out, unsigned int size)
+    {
+        Value* const row = reinterpret_cast<Value*>(lds.keys);
+        syncthreads(); // every bucket's keys are out and its positions sorted
+        // Eight reads in flight: sixteen made the f32 class spill (428 bytes, 8192 / 16384 f32+u32
+        // pairs 51 -> 47 Gkeys/s on an H100).
+        constexpr unsigned int gathers = 8;
+        for(unsigned int j0 = 0; j0 < items && j0 * BlockSize < size; j0 += gathers)
+        {
+            Value v[gathers];
+#pragma unroll
+            for(unsigned int j = 0; j < gathers; j++)
+            {
+                const unsigned int i = (j0 + j) * BlockSize + threadIdx.x;
+                if(i < size) v[j] = values_in[lds.index[i]];
+            }
+#pragma unroll
+            for(unsigned int j = 0; j < gathers; j++)
+            {
+                const unsigned int i = (j0 + j) * BlockSize + threadIdx.x;
+                if(i < size) row[i] = v[j];
+            }
+        }
+        syncthreads(); // every value is read before any is written
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize) values_out[i] = row[i];
     }
 };
 
