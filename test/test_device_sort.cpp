@@ -244,6 +244,52 @@ TEST(DeviceSortKeysLarge, HeavyTails)
     }
 }
 
+// Arrays beyond one round's reach (one_round_limit: about 6.3 million 4-byte keys or pairs on an
+// H100, 786432 8-byte keys, 1179648 16-byte pairs) take a first round whose adjacent buckets
+// share next-round segments (bucket groups): every distribution's groups must cover the array
+// in order, in place too, pairs stable, and the same groups every run.
+template <class Key>
+void check_grouped_keys(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
+{
+    const std::vector<Key> input = test_utils::generate<Key>(n, d, seed);
+    std::vector<Key> expected = input;
+    test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
+    std::vector<Key> first, second;
+    std::vector<int> unused;
+    run_device<Key, int, false, int>(input, {}, first, unused, ord, in_place);
+    run_device<Key, int, false, int>(input, {}, second, unused, ord, !in_place);
+    ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " " << test_utils::name_of(d);
+    ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+}
+
+TEST(DeviceSortKeysLarge, GroupedBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::uint64_t seed = 1300;
+    const std::size_t large = (std::size_t(1) << 23) + 5;
+    for(const distribution d : {distribution::uniform_bits, distribution::few_unique, distribution::sorted,
+                                distribution::outlier, distribution::small_range, distribution::coarse_and_fine})
+    {
+        const order ord = seed % 2 == 0 ? order::ascending : order::descending;
+        check_grouped_keys<std::uint32_t>(large, d, ord, seed % 3 == 0, seed);
+        seed++;
+        check_grouped_keys<float>(large, d, ord, seed % 3 == 0, seed);
+        seed++;
+        check_grouped_keys<std::uint64_t>((std::size_t(1) << 21) + 3, d, ord, seed % 3 == 0, seed);
+        seed++;
+    }
+    for(const distribution d : {distribution::uniform_bits, distribution::two_values, distribution::reverse})
+    {
+        for(const order ord : {order::ascending, order::descending})
+        {
+            check_pairs_stable<std::uint32_t, std::uint32_t>(large, d, ord, seed % 2 == 0, seed);
+            seed++;
+            check_pairs_stable<double, std::uint64_t>((std::size_t(1) << 21) + 9, d, ord, seed % 2 == 0, seed);
+            seed++;
+        }
+    }
+}
+
 // ---- segmented
 
 template <class Offset>

@@ -76,9 +76,16 @@ struct plan_check
             if(keys <= std::uint64_t(config::partition_buckets) * (runner.largest_small() / 2))
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
             if(keys <= runner.one_round_limit())
+            {
                 EXPECT_LE(keys / s.buckets, runner.largest_small() / 4 * 3) << "one round must land small buckets";
+                EXPECT_EQ(s.group_keys, 0u) << "a last round's buckets are the final segments";
+            }
             else
+            {
                 expect_next_round_lands(keys, s.buckets, runner);
+                EXPECT_GT(s.group_keys, 0u);
+                EXPECT_LE(s.group_keys, runner.one_round_limit()) << "groups add no round";
+            }
             if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(s.chunks, resident);
             expect_cover(s, i, chunks);
             matrix += std::uint64_t(s.chunks) * s.buckets;
@@ -436,3 +443,29 @@ TEST(SegmentedConfig, WideListsSplitAtWideSplit)
 }
 
 } // namespace
+
+// A round that is not the last lets adjacent buckets share a next-round segment only up to
+// group_keys keys and only where they are nearly even: the fullest within 5/4 of their mean.
+TEST(PartitionPlan, BucketGroupsAreBoundedAndEven)
+{
+    using hipflashsort::detail::may_group;
+    EXPECT_TRUE(may_group(4000, 1000, 4, 4000));  // four equal buckets, exactly the bound
+    EXPECT_FALSE(may_group(4004, 1001, 4, 4000)); // one key too many
+    EXPECT_TRUE(may_group(3600, 1125, 4, 4000));  // the fullest at 5/4 of the mean
+    EXPECT_FALSE(may_group(3600, 1126, 4, 4000));
+    EXPECT_FALSE(may_group(1000, 1000, 2, 4000)); // a full bucket beside an empty one
+    EXPECT_TRUE(may_group(0, 0, 8, 4000));        // empty buckets hold no keys to sort
+    std::mt19937_64 rng(31);
+    for(int trial = 0; trial < 1000; trial++)
+    {
+        const unsigned int members = 1 + static_cast<unsigned int>(rng() % 512);
+        const std::uint64_t fullest = rng() % 100000;
+        const std::uint64_t keys = fullest * (1 + rng() % members);
+        const std::uint64_t bound = 1 + rng() % 20000000;
+        if(may_group(keys, fullest, members, bound))
+        {
+            EXPECT_LE(keys, bound);
+            EXPECT_LE(4 * fullest * members, 5 * keys);
+        }
+    }
+}

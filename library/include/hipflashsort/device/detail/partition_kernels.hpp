@@ -25,7 +25,9 @@ struct partition_segment
     unsigned int buckets;        // bucket slots reserved (columns of the matrix)
     unsigned int first_chunk;
     unsigned int chunks;         // row length of the matrix: one entry per chunk and bucket
-    unsigned int pad_;
+    // Adjacent buckets whose keys fit about this many share one next-round segment (bucket_groups);
+    // 0: every bucket is its own.
+    unsigned int group_keys;
 };
 
 struct partition_chunk
@@ -262,42 +264,153 @@ HIPFLASHSORT_DEVICE void scan_columns(const partition_segment& s, std::uint64_t*
     }
 }
 
-/// The segment's bucket totals become the next round's segments (the buckets' ranges). A segment
-/// whose keys are all equal is already sorted: its buckets are listed empty, and its scatter (one
-/// bucket, identity positions) writes the final output directly.
-template <unsigned int BlockSize, unsigned int MaxBuckets>
-HIPFLASHSORT_DEVICE void bucket_ranges(const partition_segment& s, bool constant, segment_range* next)
+/// Whether `members` adjacent buckets holding `keys` keys, the fullest `fullest`, may share one
+/// next-round segment: at most group_keys keys, and nearly even (the fullest within 5/4 of their
+/// mean), as the next round cuts the group's range into equal widths sized for the mean.
+HIPFLASHSORT_HOST_DEVICE bool may_group(std::uint64_t keys, std::uint64_t fullest, unsigned int members,
+                                        std::uint64_t group_keys)
 {
-    __shared__ std::uint64_t start[MaxBuckets];
+    return keys <= group_keys && 4 * std::uint64_t(members) * fullest <= 5 * keys;
+}
+
+/// Bucket totals of a segment, then their exclusive prefixes (start[b]) and the size (start[n]).
+template <unsigned int BlockSize>
+HIPFLASHSORT_DEVICE void bucket_starts(const partition_segment& s, const segment_range* buckets, std::uint64_t* start)
+{
     __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
-    segment_range* buckets = next + s.next_first;
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) start[b] = buckets[b].end;
-    __syncthreads();
+    syncthreads();
     block_exclusive_scan_lds<BlockSize, std::uint64_t>([&](unsigned int j) -> std::uint64_t& { return start[j]; },
                                                        s.buckets, scratch);
+    if(threadIdx.x == 0) start[s.buckets] = s.range.end - s.range.begin;
+    syncthreads();
+}
+
+/// The segment's buckets as the next round's segments, one per bucket. A segment whose keys are
+/// all equal is already sorted: its buckets are listed empty, and its scatter (one bucket,
+/// identity positions) writes the final output directly.
+template <unsigned int BlockSize>
+HIPFLASHSORT_DEVICE void list_buckets(const partition_segment& s, const std::uint64_t* start, bool constant,
+                                      segment_range* buckets)
+{
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
     {
         const std::uint64_t begin = s.range.begin + start[b];
-        const std::uint64_t end = b + 1 < s.buckets ? s.range.begin + start[b + 1] : s.range.end;
-        buckets[b] = constant ? segment_range{begin, begin} : segment_range{begin, end};
+        buckets[b] = constant ? segment_range{begin, begin} : segment_range{begin, s.range.begin + start[b + 1]};
     }
 }
 
-/// Where every chunk's share of every bucket goes, after the histogram: grid (segments, groups
-/// + 1), the first `groups` blocks of a segment scan its matrix columns, the last one turns its
-/// bucket totals into bucket ranges. One kernel instead of two saves a launch per round, which
+/// Groups are aligned runs of 2^l buckets (l = level[b] for each of their buckets): the longest
+/// such run around each bucket that may_group accepts, found level by level from the pairs up.
+/// Aligned runs nest, so the longest accepted one of each bucket partitions the buckets.
+template <unsigned int BlockSize, unsigned int MaxBuckets>
+HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uint64_t* start, std::uint8_t* level)
+{
+    __shared__ std::uint64_t sum_a[MaxBuckets], most_a[MaxBuckets], sum_b[MaxBuckets / 2 + 1],
+        most_b[MaxBuckets / 2 + 1];
+    const unsigned int n = s.buckets;
+    for(unsigned int b = threadIdx.x; b < n; b += BlockSize)
+    {
+        sum_a[b] = most_a[b] = start[b + 1] - start[b];
+        level[b] = 0;
+    }
+    syncthreads();
+    std::uint64_t *from_sum = sum_a, *from_most = most_a, *to_sum = sum_b, *to_most = most_b;
+    for(unsigned int l = 1, width = 2; width / 2 < n; l++, width *= 2)
+    {
+        const unsigned int runs = (n + width - 1) / width, below = (n + width / 2 - 1) / (width / 2);
+        for(unsigned int j = threadIdx.x; j < runs; j += BlockSize)
+        {
+            const bool pair = 2 * j + 1 < below;
+            const std::uint64_t keys = from_sum[2 * j] + (pair ? from_sum[2 * j + 1] : 0);
+            const std::uint64_t fullest = max_of(from_most[2 * j], pair ? from_most[2 * j + 1] : std::uint64_t(0));
+            to_sum[j] = keys;
+            to_most[j] = fullest;
+            const unsigned int members = min_of(width, n - j * width);
+            if(may_group(keys, fullest, members, s.group_keys))
+            {
+                for(unsigned int b = j * width; b < j * width + members; b++) level[b] = static_cast<std::uint8_t>(l);
+            }
+        }
+        syncthreads();
+        std::uint64_t* t = from_sum;
+        from_sum = to_sum;
+        to_sum = t;
+        t = from_most;
+        from_most = to_most;
+        to_most = t;
+    }
+}
+
+/// The segment's bucket groups as the next round's segments, in the first slots, the rest listed
+/// empty; groups[b] receives bucket b's group, which the scatter ranks by. A round that is not
+/// the last cuts fine buckets (so that skewed keys still land in segments the next round
+/// finishes) and groups them: the scatter then writes fewer, longer runs.
+template <unsigned int BlockSize, unsigned int MaxBuckets>
+HIPFLASHSORT_DEVICE void list_groups(const partition_segment& s, const std::uint64_t* start, segment_range* buckets,
+                                     std::uint16_t* groups)
+{
+    __shared__ std::uint8_t level[MaxBuckets];
+    __shared__ std::uint32_t group[MaxBuckets];
+    __shared__ std::uint64_t first[MaxBuckets];
+    __shared__ std::uint32_t scratch[block_shape<BlockSize>::waves];
+    group_levels<BlockSize, MaxBuckets>(s, start, level);
+    const auto head = [&](unsigned int b) { return (b & ((1u << level[b]) - 1u)) == 0; };
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) group[b] = head(b);
+    syncthreads();
+    const unsigned int count = block_exclusive_scan_lds<BlockSize, std::uint32_t>(
+        [&](unsigned int j) -> std::uint32_t& { return group[j]; }, s.buckets, scratch);
+    for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
+    {
+        const unsigned int g = group[b] + head(b) - 1;
+        groups[b] = static_cast<std::uint16_t>(g);
+        if(head(b)) first[g] = start[b];
+    }
+    syncthreads();
+    for(unsigned int g = threadIdx.x; g < s.buckets; g += BlockSize)
+    {
+        buckets[g] = g < count ? segment_range{s.range.begin + first[g],
+                                               s.range.begin + (g + 1 < count ? first[g + 1] : start[s.buckets])}
+                               : segment_range{s.range.end, s.range.end};
+    }
+}
+
+/// Whether a segment's scatter ranks by bucket groups (list_groups) rather than by buckets: where
+/// its plan asks for them, unless its range spans fewer images than it has buckets. Each bucket
+/// then holds one value, which the next round finds constant and done. (u32 outlier 2^28, whose
+/// bulk of 4295 values takes logarithmic buckets and then segments of 256 values, lost 13-16%
+/// grouped, 2.6% with this rule; H100.) Constant segments never group.
+HIPFLASHSORT_DEVICE bool segment_is_grouped(const partition_segment& s, const std::uint64_t* stats,
+                                            unsigned int segment)
+{
+    const std::uint64_t* mine = stats + segment_stat_words * segment;
+    return s.group_keys != 0 && mine[1] - mine[0] >= s.buckets;
+}
+
+/// Where every chunk's share of every bucket goes, after the histogram: grid (segments,
+/// column_groups + 1), the first column_groups blocks of a segment scan its matrix columns, the
+/// last one turns its bucket totals into bucket (or bucket group) ranges. One kernel instead of two saves a launch per round, which
 /// at 2^16 keys costs about as much as the kernel's work.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
                                                                      const std::uint64_t* stats,
-                                                                     std::uint64_t* matrix, segment_range* next)
+                                                                     std::uint64_t* matrix, segment_range* next,
+                                                                     std::uint16_t* groups)
 {
+    __shared__ std::uint64_t start[MaxBuckets + 1];
     const partition_segment s = segments[blockIdx.x];
-    const unsigned int groups = gridDim.y - 1;
-    if(blockIdx.y < groups)
-        scan_columns<BlockSize>(s, matrix, blockIdx.y, groups);
+    const unsigned int column_groups = gridDim.y - 1;
+    if(blockIdx.y < column_groups)
+    {
+        scan_columns<BlockSize>(s, matrix, blockIdx.y, column_groups);
+        return;
+    }
+    const bool constant = segment_is_constant(stats, blockIdx.x);
+    bucket_starts<BlockSize>(s, next + s.next_first, start);
+    if(segment_is_grouped(s, stats, blockIdx.x))
+        list_groups<BlockSize, MaxBuckets>(s, start, next + s.next_first, groups + s.next_first);
     else
-        bucket_ranges<BlockSize, MaxBuckets>(s, segment_is_constant(stats, blockIdx.x), next);
+        list_buckets<BlockSize>(s, start, constant, next + s.next_first);
 }
 
 /// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the
@@ -310,6 +423,8 @@ struct scatter_storage
     std::uint64_t cursor[MaxBuckets];
     // Where the previous tile's run of each bucket ended in that staged tile.
     std::uint32_t previous_end[MaxBuckets];
+    // Each bucket's group, where the segment's buckets are grouped (list_groups).
+    std::uint16_t group_of[MaxBuckets];
     // 16-bit counters in 32-bit words: wave_stable_rank adds to two counters per LDS atomic.
     std::uint32_t counter_words[block_shape<BlockSize>::waves * MaxBuckets / 2];
     Key keys[BlockSize * ItemsPerThread];
@@ -317,7 +432,8 @@ struct scatter_storage
     std::uint32_t scan_scratch[block_shape<BlockSize>::waves];
 };
 
-/// Stable scatter of one chunk into its segment's buckets, tile by tile: rank each item within
+/// Stable scatter of one chunk into its segment's buckets (or bucket groups: everything below
+/// says bucket for either), tile by tile: rank each item within
 /// the tile per wavefront (input order), scan the ranks into the tile's bucket starts, stage the
 /// tile in LDS in bucket order, then write each bucket's run contiguously at the chunk's cursor
 /// for that bucket. The next tile's loads are issued before the write-out, into the registers the
@@ -342,31 +458,64 @@ struct chunk_scatter
     storage_type& lds;
     flash_classifier<Key> classify;
     order ord;
-    unsigned int row; // counters per wavefront, 4-byte aligned for wave_stable_rank
+    bool grouped;
+    unsigned int count; // buckets, or groups where grouped
+    unsigned int row;   // counters per wavefront, 4-byte aligned for wave_stable_rank
 
-    HIPFLASHSORT_DEVICE chunk_scatter(storage_type& storage, const flash_classifier<Key>& c, order o)
-        : lds(storage), classify(c), ord(o), row((c.buckets + 1u) & ~1u)
+    HIPFLASHSORT_DEVICE chunk_scatter(storage_type& storage, const flash_classifier<Key>& c, bool g, order o)
+        : lds(storage), classify(c), ord(o), grouped(g), count(c.buckets), row((c.buckets + 1u) & ~1u)
     {
     }
 
     HIPFLASHSORT_DEVICE unsigned int bucket_of(const Key& k) const
     {
-        return classify(k, static_cast<word>(wide_image(k, ord)));
+        const unsigned int b = classify(k, static_cast<word>(wide_image(k, ord)));
+        return grouped ? lds.group_of[b] : b;
     }
-    HIPFLASHSORT_DEVICE unsigned int buckets() const { return classify.buckets; }
+    HIPFLASHSORT_DEVICE unsigned int buckets() const { return count; }
     HIPFLASHSORT_DEVICE std::uint16_t* counters() { return reinterpret_cast<std::uint16_t*>(lds.counter_words); }
     HIPFLASHSORT_DEVICE static unsigned int wave_first() { return threadIdx.x / shape::wave * span + lane_id(); }
     HIPFLASHSORT_DEVICE static unsigned int first_bucket() { return threadIdx.x * buckets_per_thread; }
 
     /// Cursors start at the chunk's share of each bucket; counters start at zero.
     HIPFLASHSORT_DEVICE void start(const std::uint64_t* matrix, const partition_segment& s, unsigned int chunk,
-                                   const segment_range* next)
+                                   const segment_range* next, const std::uint16_t* groups)
     {
+        if(grouped)
+        {
+            start_groups(matrix, s, chunk, next, groups);
+            return;
+        }
         for(unsigned int b = threadIdx.x; b < buckets(); b += BlockSize)
         {
             lds.cursor[b] = next[s.next_first + b].begin + *matrix_entry(matrix, s, b, chunk);
             lds.previous_end[b] = 0;
         }
+        clear_counters();
+        __syncthreads();
+    }
+
+    /// As start, for groups: a group's share of the chunk starts after the earlier chunks' keys
+    /// of all its buckets, the sum of their column prefixes.
+    HIPFLASHSORT_DEVICE void start_groups(const std::uint64_t* matrix, const partition_segment& s, unsigned int chunk,
+                                          const segment_range* next, const std::uint16_t* groups)
+    {
+        for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize)
+        {
+            lds.group_of[b] = groups[s.next_first + b];
+            lds.cursor[b] = 0;
+            lds.previous_end[b] = 0;
+        }
+        __syncthreads();
+        for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize)
+        {
+            atomicAdd(reinterpret_cast<unsigned long long*>(&lds.cursor[lds.group_of[b]]),
+                      static_cast<unsigned long long>(*matrix_entry(matrix, s, b, chunk)));
+        }
+        count = lds.group_of[classify.buckets - 1] + 1u;
+        row = (count + 1u) & ~1u;
+        __syncthreads();
+        for(unsigned int g = threadIdx.x; g < count; g += BlockSize) lds.cursor[g] += next[s.next_first + g].begin;
         clear_counters();
         __syncthreads();
     }
@@ -478,19 +627,19 @@ struct chunk_scatter
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* stats,
-    const std::uint64_t* matrix, const segment_range* next, const Key* keys_in, Key* keys_tmp, Key* keys_out,
-    const Value* values_in, Value* values_tmp, Value* values_out, order ord)
+    const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups, const Key* keys_in,
+    Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out, order ord)
 {
     using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
     constexpr unsigned int tile = scatter::tile;
     __shared__ typename scatter::storage_type lds;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord), ord);
     const bool done = segment_is_constant(stats, c.segment);
+    scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord), segment_is_grouped(s, stats, c.segment), ord);
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;
-    agent.start(matrix, s, c.index, next);
+    agent.start(matrix, s, c.index, next, groups);
     Key k[ItemsPerThread];
     Value v[ItemsPerThread];
     agent.load(keys_in, values_in, c.begin, tile_size(c, c.begin, tile), k, v);
