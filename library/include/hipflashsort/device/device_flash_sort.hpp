@@ -19,6 +19,8 @@ namespace hipflashsort {
 /// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
 /// own min/max, which keeps skewed, clustered and outlier inputs cheap. A round whose keys crowd
 /// near the smallest one with a long tail above (zipf-like) spaces its buckets logarithmically.
+/// A round that leaves its buckets to further rounds joins adjacent, evenly filled buckets into
+/// fewer next-round segments, so that its scatter writes longer runs.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
@@ -44,7 +46,7 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 /// typical. values_in may equal values_out. Keys of up to 4 bytes take the networks on
 /// (image bits, position) composites up to 512 keys (a wavefront's) and 1024 (a block's),
 /// block_flash_sort up to 4096, and the flash network class (stably ranked buckets, composites)
-/// up to 8192 for u32+u32 on NVIDIA. Memory: one copy of keys and values plus 1-2 bytes per key,
+/// up to 16384 on NVIDIA (8192 on gfx9). Memory: one copy of keys and values plus 1-2 bytes per key,
 /// and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys and
 /// values), at most 32 MiB; 6 KiB per tile and at most 48 MiB for pairs of 16 bytes and more
 /// (1280 pairs of 8-byte keys and values a tile).

@@ -28,10 +28,11 @@ namespace hipflashsort {
 /// partition). With
 /// values: networks on (image bits, position) composites up to 512 keys, which keeps them stable,
 /// then one block's network on the same composites up to 1024, block_flash_sort above it (below),
-/// and from 4097 keys up to 8192 (u32+u32 on NVIDIA; less for wider values, none where the LDS
+/// and from 4097 keys up to 16384 (NVIDIA, any value size; 8192 on gfx9; none where the LDS
 /// holds no more than block_flash_sort's 4096) the same bucket-and-network block as keys alone,
-/// with buckets ranked stably and sorted on composites (a bucket above 512 keys sends the segment
-/// to the partition). Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the
+/// staging each key with its input position, its buckets ranked stably and sorted on composites,
+/// the values read by position at the end (a bucket above 512 keys sends the segment to the
+/// partition). Wider keys: rank sort by a group of 4-32 lanes up to 128 keys. Above the
 /// networks, one block with block_flash_sort up to 2048 keys (fewer for wide keys and values;
 /// in dynamic LDS where the device grants it twice that, and for keys wider than 4 bytes also
 /// four times that: u64 keys up to 4096 on NVIDIA, 2048 on gfx9), and larger segments are
