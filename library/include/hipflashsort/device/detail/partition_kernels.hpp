@@ -389,8 +389,8 @@ HIPFLASHSORT_DEVICE bool segment_is_grouped(const partition_segment& s, const st
 
 /// Where every chunk's share of every bucket goes, after the histogram: grid (segments,
 /// column_groups + 1), the first column_groups blocks of a segment scan its matrix columns, the
-/// last one turns its bucket totals into bucket (or bucket group) ranges. One kernel instead of two saves a launch per round, which
-/// at 2^16 keys costs about as much as the kernel's work.
+/// last one turns its bucket totals into bucket (or bucket group) ranges. One kernel instead of
+/// two saves a launch per round, which at 2^16 keys costs about as much as the kernel's work.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
                                                                      const std::uint64_t* stats,
@@ -432,12 +432,12 @@ struct scatter_storage
     std::uint32_t scan_scratch[block_shape<BlockSize>::waves];
 };
 
-/// Stable scatter of one chunk into its segment's buckets (or bucket groups: everything below
-/// says bucket for either), tile by tile: rank each item within
-/// the tile per wavefront (input order), scan the ranks into the tile's bucket starts, stage the
-/// tile in LDS in bucket order, then write each bucket's run contiguously at the chunk's cursor
-/// for that bucket. The next tile's loads are issued before the write-out, into the registers the
-/// staged tile no longer needs, so they are in flight while the block writes.
+/// Stable scatter of one chunk into its segment's buckets (or bucket groups: below, bucket means
+/// either), tile by tile: rank each item within the tile per wavefront (input order), scan the
+/// ranks into the tile's bucket starts, stage the tile in LDS in bucket order, then write each
+/// bucket's run contiguously at the chunk's cursor for that bucket. The next tile's loads are
+/// issued before the write-out, into the registers the staged tile no longer needs, so they are
+/// in flight while the block writes.
 ///
 /// Bucket and rank share one register per item, and the write-out classifies a staged key again
 /// instead of keeping a bucket per slot in LDS: three blocks of 256 fit an H100 SM (two a gfx9
@@ -636,7 +636,8 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
     const bool done = segment_is_constant(stats, c.segment);
-    scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord), segment_is_grouped(s, stats, c.segment), ord);
+    scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord),
+                  segment_is_grouped(s, stats, c.segment), ord);
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;
     agent.start(matrix, s, c.index, next, groups);
