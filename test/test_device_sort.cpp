@@ -207,22 +207,25 @@ TEST(DeviceSortKeysLarge, MillionsAndDeterminism)
     }
 }
 
-// Heavy-tailed keys (zipf-like magnitudes) take logarithmic buckets in the partition rounds:
-// every key type, both orders, sizes of one and two rounds, keys and stable pairs, in place too.
+/// Sorts n keys of distribution d twice, the first run in place where `in_place` (the second the
+/// other way), and checks the first against the host reference and the second against the first.
 template <class Key>
-void check_heavy_tail(std::size_t n, order ord, bool in_place, std::uint64_t seed)
+void check_keys_twice(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
 {
-    const std::vector<Key> input = test_utils::generate<Key>(n, distribution::heavy_tail, seed);
+    const std::vector<Key> input = test_utils::generate<Key>(n, d, seed);
     std::vector<Key> expected = input;
     test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
     std::vector<Key> first, second;
     std::vector<int> unused;
     run_device<Key, int, false, int>(input, {}, first, unused, ord, in_place);
-    run_device<Key, int, false, int>(input, {}, second, unused, ord, false);
-    ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " desc=" << (ord == order::descending);
+    run_device<Key, int, false, int>(input, {}, second, unused, ord, !in_place);
+    ASSERT_EQ(test_utils::first_mismatch(first, expected), -1)
+        << n << " " << test_utils::name_of(d) << " desc=" << (ord == order::descending);
     ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
 }
 
+// Heavy-tailed keys (zipf-like magnitudes) take logarithmic buckets in the partition rounds:
+// every key type, both orders, sizes of one and two rounds, keys and stable pairs, in place too.
 TEST(DeviceSortKeysLarge, HeavyTails)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -232,12 +235,12 @@ TEST(DeviceSortKeysLarge, HeavyTails)
         for(const order ord : {order::ascending, order::descending})
         {
             const bool in_place = seed % 2 == 0;
-            check_heavy_tail<std::uint32_t>(n, ord, in_place, seed++);
-            check_heavy_tail<std::int32_t>(n, ord, !in_place, seed++);
-            check_heavy_tail<float>(n, ord, in_place, seed++);
-            check_heavy_tail<std::uint64_t>(n, ord, !in_place, seed++);
-            check_heavy_tail<double>(n, ord, in_place, seed++);
-            check_heavy_tail<std::uint16_t>(n, ord, !in_place, seed++);
+            check_keys_twice<std::uint32_t>(n, distribution::heavy_tail, ord, in_place, seed++);
+            check_keys_twice<std::int32_t>(n, distribution::heavy_tail, ord, !in_place, seed++);
+            check_keys_twice<float>(n, distribution::heavy_tail, ord, in_place, seed++);
+            check_keys_twice<std::uint64_t>(n, distribution::heavy_tail, ord, !in_place, seed++);
+            check_keys_twice<double>(n, distribution::heavy_tail, ord, in_place, seed++);
+            check_keys_twice<std::uint16_t>(n, distribution::heavy_tail, ord, !in_place, seed++);
             check_pairs_stable<std::uint32_t, std::uint32_t>(n, distribution::heavy_tail, ord, in_place, seed++);
             check_pairs_stable<float, std::uint64_t>(n, distribution::heavy_tail, ord, !in_place, seed++);
         }
@@ -248,20 +251,6 @@ TEST(DeviceSortKeysLarge, HeavyTails)
 // H100, 786432 8-byte keys, 1179648 16-byte pairs) take a first round whose adjacent buckets
 // share next-round segments (bucket groups): every distribution's groups must cover the array
 // in order, in place too, pairs stable, and the same groups every run.
-template <class Key>
-void check_grouped_keys(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
-{
-    const std::vector<Key> input = test_utils::generate<Key>(n, d, seed);
-    std::vector<Key> expected = input;
-    test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
-    std::vector<Key> first, second;
-    std::vector<int> unused;
-    run_device<Key, int, false, int>(input, {}, first, unused, ord, in_place);
-    run_device<Key, int, false, int>(input, {}, second, unused, ord, !in_place);
-    ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << n << " " << test_utils::name_of(d);
-    ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
-}
-
 TEST(DeviceSortKeysLarge, GroupedBuckets)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -271,11 +260,11 @@ TEST(DeviceSortKeysLarge, GroupedBuckets)
                                 distribution::outlier, distribution::small_range, distribution::coarse_and_fine})
     {
         const order ord = seed % 2 == 0 ? order::ascending : order::descending;
-        check_grouped_keys<std::uint32_t>(large, d, ord, seed % 3 == 0, seed);
+        check_keys_twice<std::uint32_t>(large, d, ord, seed % 3 == 0, seed);
         seed++;
-        check_grouped_keys<float>(large, d, ord, seed % 3 == 0, seed);
+        check_keys_twice<float>(large, d, ord, seed % 3 == 0, seed);
         seed++;
-        check_grouped_keys<std::uint64_t>((std::size_t(1) << 21) + 3, d, ord, seed % 3 == 0, seed);
+        check_keys_twice<std::uint64_t>((std::size_t(1) << 21) + 3, d, ord, seed % 3 == 0, seed);
         seed++;
     }
     for(const distribution d : {distribution::uniform_bits, distribution::two_values, distribution::reverse})

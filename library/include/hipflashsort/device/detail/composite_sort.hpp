@@ -32,17 +32,17 @@ HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Ite
     for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
 }
 
-/// How many low bits of the order images of a team's keys (blocked, `size` of them) are not the
-/// same in all: the images agree above the highest bit in which the smallest and the largest
-/// differ.
-template <class Team, unsigned int Items>
-HIPFLASHSORT_DEVICE unsigned int spread_bits(const Team& team, const std::uint32_t (&images)[Items], unsigned int size)
+/// How many low bits of the order images of a team's keys (item j of each member where
+/// `holds(j)`) are not the same in all: the images agree above the highest bit in which the
+/// smallest and the largest differ.
+template <class Team, unsigned int Items, class Holds>
+HIPFLASHSORT_DEVICE unsigned int spread_bits_where(const Team& team, const std::uint32_t (&images)[Items], Holds holds)
 {
     std::uint32_t low = ~std::uint32_t(0), high = 0;
 #pragma unroll
     for(unsigned int j = 0; j < Items; j++)
     {
-        if(team.member * Items + j < size)
+        if(holds(j))
         {
             low = min_of(low, images[j]);
             high = max_of(high, images[j]);
@@ -51,6 +51,13 @@ HIPFLASHSORT_DEVICE unsigned int spread_bits(const Team& team, const std::uint32
     team.min_max(low, high);
     const std::uint32_t spread = low ^ high;
     return spread == 0 ? 0u : 32u - leading_zeros(spread);
+}
+
+/// spread_bits_where for keys held blocked, `size` of them.
+template <class Team, unsigned int Items>
+HIPFLASHSORT_DEVICE unsigned int spread_bits(const Team& team, const std::uint32_t (&images)[Items], unsigned int size)
+{
+    return spread_bits_where(team, images, [&](unsigned int j) { return team.member * Items + j < size; });
 }
 
 /// Row positions of a team's keys (their order images, blocked as staged) in the order of the

@@ -19,26 +19,6 @@
 namespace hipflashsort {
 namespace detail {
 
-/// As spread_bits, for images held striped (member m's item j at position j * size + m).
-template <class Team, unsigned int Items>
-HIPFLASHSORT_DEVICE unsigned int striped_spread_bits(const Team& team, const std::uint32_t (&images)[Items],
-                                                     unsigned int n)
-{
-    std::uint32_t low = ~std::uint32_t(0), high = 0;
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        if(j * Team::size + team.member < n)
-        {
-            low = min_of(low, images[j]);
-            high = max_of(high, images[j]);
-        }
-    }
-    team.min_max(low, high);
-    const std::uint32_t spread = low ^ high;
-    return spread == 0 ? 0u : 32u - leading_zeros(spread);
-}
-
 /// The composites ((field >> shift) & mask) << position_bits | position of fields held striped
 /// (member m's item j at row position j * size + m), sorted by the team: member m's item j is
 /// blocked rank m * Items + j, positions from n on last.
@@ -144,7 +124,8 @@ HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::
     static_assert(field_bits >= 16, "a pass by input position keeps all 16 bits");
     std::uint32_t fields[Items], composite[Items];
     load_striped_fields(team, row_keys, row_index, n, true, ord, fields);
-    const unsigned int used = striped_spread_bits(team, fields, n);
+    const unsigned int used
+        = spread_bits_where(team, fields, [&](unsigned int j) { return j * Team::size + team.member < n; });
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
     rank_striped(team, fields, n, shift, field_mask, composite);
     if(team.any(field_ties(team, composite, n)))
@@ -180,7 +161,7 @@ HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::
 /// Staging takes each key's slot with an LDS atomic, so a bucket's row is in the hardware's order;
 /// the networks restore input order among equal keys from the positions, so the result is
 /// deterministic. A segment with a bucket above largest_bucket keys (skew) is handed back for a
-/// partition round. The values are prefetched into L2 while the keys are scanned.
+/// partition round. The values are prefetched into L2 once the keys are staged.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 struct flash_network_pair_sort
 {
