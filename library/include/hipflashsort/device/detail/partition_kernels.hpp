@@ -308,6 +308,9 @@ HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uin
 {
     __shared__ std::uint64_t sum_a[MaxBuckets], most_a[MaxBuckets], sum_b[MaxBuckets / 2 + 1],
         most_b[MaxBuckets / 2 + 1];
+    // Whether each run of the level is accepted, in two buffers by level parity: a level's
+    // buckets are marked after its barrier while the next level's runs are checked.
+    __shared__ bool accepted[2][MaxBuckets / 2 + 1];
     const unsigned int n = s.buckets;
     for(unsigned int b = threadIdx.x; b < n; b += BlockSize)
     {
@@ -326,13 +329,14 @@ HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uin
             const std::uint64_t fullest = max_of(from_most[2 * j], pair ? from_most[2 * j + 1] : std::uint64_t(0));
             to_sum[j] = keys;
             to_most[j] = fullest;
-            const unsigned int members = min_of(width, n - j * width);
-            if(may_group(keys, fullest, members, s.group_keys))
-            {
-                for(unsigned int b = j * width; b < j * width + members; b++) level[b] = static_cast<std::uint8_t>(l);
-            }
+            accepted[l % 2][j] = may_group(keys, fullest, min_of(width, n - j * width), s.group_keys);
         }
         syncthreads();
+        // Each bucket by the thread that set it to 0, so its levels are written in order.
+        for(unsigned int b = threadIdx.x; b < n; b += BlockSize)
+        {
+            if(accepted[l % 2][b / width]) level[b] = static_cast<std::uint8_t>(l);
+        }
         std::uint64_t* t = from_sum;
         from_sum = to_sum;
         to_sum = t;
@@ -340,6 +344,7 @@ HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uin
         from_most = to_most;
         to_most = t;
     }
+    syncthreads(); // every level is marked
 }
 
 /// The segment's bucket groups as the next round's segments, in the first slots, the rest listed
