@@ -651,6 +651,26 @@ TEST(SegmentedSort, FlashNetworkPairs)
     }
 }
 
+// Pairs of 16385 keys and more take a partition round whose buckets average 9/10 of the 512 or
+// 1024 network class (96 segments fill the GPU's blocks), so some buckets pass the class and
+// take the next one; skewed keys (an outlier, few values, coarse and fine) leave uneven buckets
+// and further rounds. Values of 4, 8 and 16 bytes, in place too.
+TEST(SegmentedSort, PartitionedPairsInFullerBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {16385, 20000, 30001, 50000, 65536, 65537, 100000, 24577};
+    const std::vector<std::size_t> sizes = cycled_sizes(pattern, 96);
+    std::uint64_t seed = 4200;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, true>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<float, int, true>(sizes, 1, distribution::coarse_and_fine, ord, true, seed++);
+        check_segmented<std::uint32_t, long long, true>(sizes, 0, distribution::outlier, ord, false, seed++);
+        check_segmented<std::int16_t, int, true, std::uint64_t>(sizes, 2, distribution::few_unique, ord, true, seed++);
+        check_segmented<float, int, true, payload16>(sizes, 0, distribution::special_floats, ord, false, seed++);
+    }
+}
+
 /// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
 /// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
 /// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it

@@ -522,7 +522,8 @@ struct segmented_runner
     ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
     ///   down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
-    ///   class, up to half the largest small class; beyond that, partition_buckets, or up to
+    ///   class (9/10 of it for pairs' network classes: last_round_goal), up to half the largest
+    ///   small class; beyond that, partition_buckets, or up to
     ///   partition_max_buckets where partition_buckets would leave the segment to two rounds.
     ///   Pairs start one class higher where the first would leave short runs (short_runs) and
     ///   the round still fills the GPU with the larger buckets.
@@ -557,9 +558,32 @@ struct segmented_runner
         for(;; limit *= 2)
         {
             const std::uint64_t wanted = buckets_aimed_at(size, limit);
-            if(wanted <= most) return static_cast<unsigned int>(std::max<std::uint64_t>(wanted, 2));
+            if(wanted <= most)
+            {
+                const std::uint64_t goal = last_round_goal(limit, round_keys);
+                return static_cast<unsigned int>(std::max<std::uint64_t>((size + goal - 1) / goal, 2));
+            }
             if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
+    /// but 9/10 of the class for pairs whose class is a network (keys of up to 4 bytes, up to
+    /// the block network): a network sorts a padded power of two whatever the segment's size,
+    /// so fuller buckets take fewer networks per key. Only where the round still gives two
+    /// blocks per multiprocessor: fewer, longer buckets there lengthen the round's slowest
+    /// block. H100, 2^26 pairs, Gkeys/s, medians of three rounds, 4/5 -> 9/10: segments of
+    /// 65536 u32+u32 / f32+u32 33.6 / 34.2 -> 35.2 / 36.3, the power-law mix 32.3 / 32.3 ->
+    /// 33.5 / 33.3; 15/16 gave 35.3 / 36.5. 9/10 everywhere lost a device sort of 2^16 u32+u32
+    /// pairs 6% (142 buckets aimed at the 512 class instead of 160), and gained nothing for keys
+    /// alone (segments of 65536 u32 / f32 76.9 / 72.4 -> 76.5 / 71.8).
+    std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
+    {
+        const std::uint64_t fuller = limit / 10 * 9;
+        if(config::networks && has_values<Value> && limit <= config::wave_and_network_top
+           && fills_gpu(round_keys, fuller))
+            return fuller;
+        return bucket_goal(limit);
     }
 
     /// Keys per segment that a round which is not the last aims to leave to the next one: as many
