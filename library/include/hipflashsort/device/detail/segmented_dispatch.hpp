@@ -523,8 +523,8 @@ struct segmented_runner
     ///   down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
     ///   class (9/10 of it for pairs' network classes: last_round_goal), up to half the largest
-    ///   small class; beyond that, partition_buckets, or up to
-    ///   partition_max_buckets where partition_buckets would leave the segment to two rounds.
+    ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
+    ///   partition_buckets would leave the segment to two rounds.
     ///   Pairs start one class higher where the first would leave short runs (short_runs) and
     ///   the round still fills the GPU with the larger buckets.
     /// - Larger: enough buckets that the next round is the last one and lands its buckets in
