@@ -302,31 +302,32 @@ HIPFLASHSORT_DEVICE void list_buckets(const partition_segment& s, const std::uin
 
 /// Groups are aligned runs of 2^l buckets (l = level[b] for each of their buckets): the longest
 /// such run around each bucket that may_group accepts, found level by level from the pairs up.
-/// Aligned runs nest, so the longest accepted one of each bucket partitions the buckets.
+/// Aligned runs nest, so the longest accepted one of each bucket partitions the buckets. Level 1
+/// reads the buckets' sizes from `start`; each later level reads the previous one's run totals
+/// and fullest buckets, kept in two buffers in turn (at most MaxBuckets / 2 runs, then / 4).
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uint64_t* start, std::uint8_t* level)
 {
-    __shared__ std::uint64_t sum_a[MaxBuckets], most_a[MaxBuckets], sum_b[MaxBuckets / 2 + 1],
-        most_b[MaxBuckets / 2 + 1];
+    __shared__ std::uint64_t sum_a[MaxBuckets / 2 + 1], most_a[MaxBuckets / 2 + 1], sum_b[MaxBuckets / 4 + 1],
+        most_b[MaxBuckets / 4 + 1];
     // Whether each run of the level is accepted, in two buffers by level parity: a level's
     // buckets are marked after its barrier while the next level's runs are checked.
     __shared__ bool accepted[2][MaxBuckets / 2 + 1];
     const unsigned int n = s.buckets;
-    for(unsigned int b = threadIdx.x; b < n; b += BlockSize)
-    {
-        sum_a[b] = most_a[b] = start[b + 1] - start[b];
-        level[b] = 0;
-    }
-    syncthreads();
-    std::uint64_t *from_sum = sum_a, *from_most = most_a, *to_sum = sum_b, *to_most = most_b;
+    for(unsigned int b = threadIdx.x; b < n; b += BlockSize) level[b] = 0;
+    const std::uint64_t *from_sum = nullptr, *from_most = nullptr;
+    std::uint64_t *to_sum = sum_a, *to_most = most_a;
     for(unsigned int l = 1, width = 2; width / 2 < n; l++, width *= 2)
     {
         const unsigned int runs = (n + width - 1) / width, below = (n + width / 2 - 1) / (width / 2);
+        // Total and fullest of the previous level's run i (for level 1: bucket i).
+        const auto sum_of = [&](unsigned int i) { return l == 1 ? start[i + 1] - start[i] : from_sum[i]; };
+        const auto most_of = [&](unsigned int i) { return l == 1 ? start[i + 1] - start[i] : from_most[i]; };
         for(unsigned int j = threadIdx.x; j < runs; j += BlockSize)
         {
             const bool pair = 2 * j + 1 < below;
-            const std::uint64_t keys = from_sum[2 * j] + (pair ? from_sum[2 * j + 1] : 0);
-            const std::uint64_t fullest = max_of(from_most[2 * j], pair ? from_most[2 * j + 1] : std::uint64_t(0));
+            const std::uint64_t keys = sum_of(2 * j) + (pair ? sum_of(2 * j + 1) : 0);
+            const std::uint64_t fullest = max_of(most_of(2 * j), pair ? most_of(2 * j + 1) : std::uint64_t(0));
             to_sum[j] = keys;
             to_most[j] = fullest;
             accepted[l % 2][j] = may_group(keys, fullest, min_of(width, n - j * width), s.group_keys);
@@ -337,12 +338,10 @@ HIPFLASHSORT_DEVICE void group_levels(const partition_segment& s, const std::uin
         {
             if(accepted[l % 2][b / width]) level[b] = static_cast<std::uint8_t>(l);
         }
-        std::uint64_t* t = from_sum;
         from_sum = to_sum;
-        to_sum = t;
-        t = from_most;
         from_most = to_most;
-        to_most = t;
+        to_sum = to_sum == sum_a ? sum_b : sum_a;
+        to_most = to_most == most_a ? most_b : most_a;
     }
     syncthreads(); // every level is marked
 }
