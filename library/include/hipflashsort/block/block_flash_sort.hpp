@@ -44,11 +44,10 @@ class block_flash_sort
                   "Capacity: a power of two between BlockSize and 32768");
 
 public:
-    /// Target keys per bucket: small buckets keep the in-bucket rank sort short, and each wave
-    /// keeps a row of counters, so blocks of many waves take larger buckets (at most two
-    /// counters per key). H100, 2^26 u32+u32 pairs in segments of 2500 / 4096 (512 threads,
-    /// 16 waves), Gkeys/s: 4 keys per bucket 42.2 / 48.4, 8 keys 44.2 / 52.5; with 256 threads
-    /// 8 keys cost segments of 1500 pairs 48.2 -> 46.1 and of 1500 u64 keys 37.9 -> 36.0.
+    /// Target keys per bucket: small buckets keep the in-bucket rank sort short, but blocks of
+    /// many waves rank faster into fewer counters. H100, one counter row for the block, 2^26
+    /// u32+u32 pairs in segments of 4096 (512 threads, 16 waves), Gkeys/s: 4 / 8 / 16 keys per
+    /// bucket 74.4 / 79.1 / 66.0; 8 keys at 256 threads cost u64 sorts of 2^27 keys 17.2 -> 16.7.
     static constexpr unsigned int items_per_bucket = detail::max_u(4, shape::waves / 2);
     static constexpr unsigned int max_buckets = detail::max_u(2, Capacity / items_per_bucket);
     static constexpr unsigned int bucket_bits = detail::log2_ceil(max_buckets);
@@ -57,7 +56,7 @@ public:
     static constexpr unsigned int capacity = Capacity;
 
 private:
-    static constexpr unsigned int counter_bytes = shape::waves * max_buckets * sizeof(std::uint16_t);
+    static constexpr unsigned int counter_bytes = (max_buckets + 1) * sizeof(std::uint16_t);
     static constexpr unsigned int network_bytes = Capacity * sizeof(word);
     static constexpr unsigned int scratch_bytes = counter_bytes > network_bytes ? counter_bytes : network_bytes;
 
@@ -70,7 +69,7 @@ public:
         std::uint16_t aux[Capacity];       // wave-local rank, then slot; later the network's positions
         std::uint16_t perm[Capacity];      // slot → input position, buckets in order
         std::uint32_t bucket_start[max_buckets + 1];
-        alignas(16) unsigned char scratch[scratch_bytes]; // per-wave counters; images by slot; network images
+        alignas(16) unsigned char scratch[scratch_bytes]; // bucket counters; images by slot; network images
         word reduce[2 * shape::waves];
         std::uint32_t scan[shape::waves];
         std::uint32_t big_count;
@@ -95,12 +94,10 @@ public:
         }
         const unsigned int wanted = detail::pow2_floor(detail::max_u(2, size / items_per_bucket));
         const auto classify = detail::flash_classifier<Key>::make(lo, hi, wanted < max_buckets ? wanted : max_buckets, ord);
-        // Each wave ranks one contiguous span of positions with its own counter row.
-        const unsigned int span = (size + shape::waves * shape::wave - 1) / (shape::waves * shape::wave) * shape::wave;
-        rank_by_bucket(storage, size, span, ord, classify);
+        rank_by_bucket(storage, size, ord, classify);
         const unsigned int buckets = classify.buckets;
         prefix_sum(storage, buckets, size);
-        scatter_positions(storage, size, span, buckets, ord);
+        scatter_positions(storage, size, ord);
         sort_small_buckets(storage, keys_out, values_out, size);
         sort_large_buckets(storage, keys_out, values_out, buckets, ord);
     }
@@ -145,26 +142,25 @@ private:
         return reinterpret_cast<std::uint16_t*>(s.scratch);
     }
 
-    // Each wave's counter row starts on a 4-byte boundary: wave_stable_rank updates two 16-bit
-    // counters per 32-bit atomic.
-    HIPFLASHSORT_DEVICE static unsigned int row_of(unsigned int buckets) { return (buckets + 1u) & ~1u; }
-
-    // Wave w owns positions [w * span, (w + 1) * span), visited in order.
-    HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, unsigned int span, order ord,
+    // The waves rank into one row of counters that they share (two 16-bit counters per 32-bit
+    // atomic, the row 4-byte aligned in scratch): the ranks are unordered anyway, as the
+    // in-bucket sorts break ties by input position, and one row is a short prefix sum. A row per
+    // wave (a bucket-major prefix over waves x buckets counters) ran segments of 4096 u32+u32 /
+    // f32+u32 pairs at 68.4 / 64.6 Gkeys/s against 79.7 / 77.4 so, and u64 sorts of 2^27 keys at
+    // 16.9 against 17.3 (H100, medians of three rounds).
+    HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, order ord,
                                                    const detail::flash_classifier<Key>& classify)
     {
-        const unsigned int row = row_of(classify.buckets);
-        for(unsigned int i = threadIdx.x; i < shape::waves * row; i += BlockSize) counters(s)[i] = 0;
+        for(unsigned int i = threadIdx.x; i <= classify.buckets; i += BlockSize) counters(s)[i] = 0;
         syncthreads();
-        const unsigned int wave_id = threadIdx.x / shape::wave;
-        std::uint16_t* mine = counters(s) + wave_id * row;
-        for(unsigned int round = 0; round < span; round += shape::wave)
+        // Whole waves per round: the rank's ballots and shuffles take every lane.
+        for(unsigned int first = threadIdx.x - lane_id(); first < size; first += BlockSize)
         {
-            const unsigned int pos = wave_id * span + round + lane_id();
+            const unsigned int pos = first + lane_id();
             const bool valid = pos < size;
             const Key key = valid ? s.keys[pos] : Key();
             const unsigned int bucket = valid ? classify(key, image(key, ord)) : 0;
-            const unsigned int rank = detail::wave_unordered_rank<bucket_bits>(bucket, valid, mine);
+            const unsigned int rank = detail::wave_unordered_rank<bucket_bits>(bucket, valid, counters(s));
             if(valid)
             {
                 s.bucket_of[pos] = static_cast<std::uint16_t>(bucket);
@@ -174,13 +170,13 @@ private:
         syncthreads();
     }
 
-    // Exclusive prefix over (bucket, wave) in bucket-major order: slot bases of each wave's share
-    // of each bucket, and each bucket's start.
+    // Exclusive prefix of the bucket counts: each bucket's start.
     HIPFLASHSORT_DEVICE static void prefix_sum(storage_type& s, unsigned int buckets, unsigned int size)
     {
         std::uint16_t* c = counters(s);
         // Counts and prefixes fit 16 bits (< Capacity <= 32768).
-        detail::scan_wave_counters<BlockSize>(c, row_of(buckets), buckets, s.scan);
+        detail::block_exclusive_scan_lds<BlockSize, std::uint32_t>(
+            [=](unsigned int b) -> std::uint16_t& { return c[b]; }, buckets, s.scan);
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) s.bucket_start[b] = c[b];
         if(threadIdx.x == 0) s.bucket_start[buckets] = size;
         syncthreads();
@@ -190,14 +186,11 @@ private:
 
     // Slots first (aux[pos] becomes the slot), then the slot-ordered rows: perm and the images,
     // which take the counters' place, so the in-bucket sorts read one LDS word per comparison.
-    HIPFLASHSORT_DEVICE static void scatter_positions(storage_type& s, unsigned int size, unsigned int span,
-                                                      unsigned int buckets, order ord)
+    HIPFLASHSORT_DEVICE static void scatter_positions(storage_type& s, unsigned int size, order ord)
     {
         for(unsigned int pos = threadIdx.x; pos < size; pos += BlockSize)
         {
-            const unsigned int wave_id = pos / span;
-            const unsigned int base = counters(s)[wave_id * row_of(buckets) + s.bucket_of[pos]];
-            s.aux[pos] = static_cast<std::uint16_t>(base + s.aux[pos]);
+            s.aux[pos] = static_cast<std::uint16_t>(counters(s)[s.bucket_of[pos]] + s.aux[pos]);
         }
         if(threadIdx.x == 0) s.big_count = 0;
         syncthreads();

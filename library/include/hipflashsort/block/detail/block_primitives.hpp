@@ -130,20 +130,6 @@ HIPFLASHSORT_DEVICE T block_exclusive_scan_lds(Accessor at, unsigned int n, T* s
     return total;
 }
 
-/// Exclusive prefix, in place, of the wavefronts' 16-bit bucket counters (wavefront w's count of
-/// bucket b at counters[w * row + b]) in bucket-major order: each counter then holds where that
-/// wavefront's items of that bucket start, and counters[b] where bucket b starts. The prefixes
-/// must fit 16 bits.
-template <unsigned int BlockSize>
-HIPFLASHSORT_DEVICE void scan_wave_counters(std::uint16_t* counters, unsigned int row, unsigned int buckets,
-                                            std::uint32_t* scratch)
-{
-    using shape = block_shape<BlockSize>;
-    block_exclusive_scan_lds<BlockSize, std::uint32_t>(
-        [=](unsigned int j) -> std::uint16_t& { return counters[(j % shape::waves) * row + j / shape::waves]; },
-        shape::waves * buckets, scratch);
-}
-
 /// Adds `amount` to a wave's 16-bit counter of `bucket` (two per 32-bit word, 4-byte aligned;
 /// counts stay below 2^16, so the low half never carries into the high one) and returns the
 /// counter's previous value.
