@@ -6,8 +6,10 @@
 #include <hipflashsort/device/device_segmented_sort.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -719,6 +721,41 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
 // the input and the other two equal (so their order is the input's): inside one member of a
 // 1024-position network (settled there after the first pass), across members, and across
 // wavefronts.
+// Float pairs of 513-1024 (the block pair network) rank their first pass on fields interpolated
+// from the values: uniform floats in [0, 1) (many keys equal in the 22 image bits kept), normal
+// ones, duplicates, signed zeros, denormals and a narrow range (equal or crowded fields), and
+// segments holding an infinity or a NaN (no finite range, so image bits instead).
+TEST(SegmentedSort, FloatPairsOnValueFields)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937 rng(91);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    std::normal_distribution<float> normal(0.0f, 100.0f);
+    std::vector<float> keys;
+    std::vector<int> begins, ends;
+    const auto add = [&](unsigned int n, auto make) {
+        begins.push_back(static_cast<int>(keys.size()));
+        for(unsigned int i = 0; i < n; i++) keys.push_back(make(i));
+        ends.push_back(static_cast<int>(keys.size()));
+    };
+    for(const unsigned int n : {513u, 700u, 1000u, 1023u, 1024u})
+    {
+        for(int r = 0; r < 8; r++) add(n, [&](unsigned int) { return unit(rng); });
+        for(int r = 0; r < 4; r++) add(n, [&](unsigned int) { return normal(rng); });
+        add(n, [&](unsigned int) { return static_cast<float>(rng() % 50) * 0.25f; });
+        add(n, [&](unsigned int i) { return i % 3 == 0 ? (i % 2 != 0 ? -0.0f : 0.0f) : unit(rng) - 0.5f; });
+        add(n, [&](unsigned int) { return std::ldexp(static_cast<float>(rng() % 1000), -140); });
+        add(n, [&](unsigned int) { return 1.0f + unit(rng) * 1e-6f; });
+        add(n, [&](unsigned int i) { return i == n / 2 ? std::numeric_limits<float>::infinity() : unit(rng); });
+        add(n, [&](unsigned int i) { return i == 7 ? std::numeric_limits<float>::quiet_NaN() : unit(rng); });
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool in_place : {false, true})
+            check_segmented_input<float, int, true>(keys, begins, ends, ord, in_place);
+    }
+}
+
 TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
 {
     HIPFLASHSORT_REQUIRE_GPU();
