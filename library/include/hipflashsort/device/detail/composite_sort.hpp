@@ -206,9 +206,9 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     image_range_where(team, images, [&](unsigned int j) { return team.member * Items + j < size; }, low, high);
     const unsigned int used = bits_spanned(low, high);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
-    // Uniform floats crowd the image bits kept: in [0, 1) half of them share one exponent, so
-    // about as many keys tie in the 22 bits of a 1024-position network as in 18 bits of a u32
-    // image, and many segments take the settling or the later passes. Networks of
+    // Uniform floats crowd the image bits kept: in [0, 1) half of them share one exponent and,
+    // of the 22 bits a 1024-position network keeps, differ only in about 18 mantissa bits, so
+    // many segments have ties there and take the settling or the later passes. Networks of
     // settle_positions and more rank their first pass on fields interpolated from the values
     // (flash_classifier: monotone, so the checks and passes after it hold), where the team's
     // range is finite. H100, 2^26 pairs, Gkeys/s, medians of three rounds: f32+u32 segments of
