@@ -5,6 +5,7 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_COMPOSITE_SORT_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/bit_math.hpp"
@@ -33,11 +34,25 @@ HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Ite
     for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
 }
 
-/// The smallest and largest order images of a team's keys (item j of each member where
-/// `holds(j)`).
-template <class Team, unsigned int Items, class Holds>
-HIPFLASHSORT_DEVICE void image_range_where(const Team& team, const std::uint32_t (&images)[Items], Holds holds,
-                                           std::uint32_t& low, std::uint32_t& high)
+/// Calls body(std::true_type{}) when all of a member's Items positions from `first` lie below
+/// `size`, else body(std::false_type{}): the full members (all but the last of a segment) then
+/// run without a bound test per item. Those tests were about a twentieth of the block pair
+/// network's instructions. Networks of fewer than 256 positions (Split false) keep one copy of
+/// the code, with the tests: their passes are unrolled, and two copies made them slower.
+template <unsigned int Items, bool Split, class Body>
+HIPFLASHSORT_DEVICE void by_fullness(unsigned int first, unsigned int size, Body body)
+{
+    if(Split && first + Items <= size)
+        body(std::true_type{});
+    else
+        body(std::false_type{});
+}
+
+/// The smallest and largest of a member's order images (item j where `holds(j)`); ~0 and 0 for
+/// none.
+template <unsigned int Items, class Holds>
+HIPFLASHSORT_DEVICE void member_image_range(const std::uint32_t (&images)[Items], Holds holds, std::uint32_t& low,
+                                            std::uint32_t& high)
 {
     low = ~std::uint32_t(0);
     high = 0;
@@ -50,6 +65,15 @@ HIPFLASHSORT_DEVICE void image_range_where(const Team& team, const std::uint32_t
             high = max_of(high, images[j]);
         }
     }
+}
+
+/// The smallest and largest order images of a team's keys (item j of each member where
+/// `holds(j)`).
+template <class Team, unsigned int Items, class Holds>
+HIPFLASHSORT_DEVICE void image_range_where(const Team& team, const std::uint32_t (&images)[Items], Holds holds,
+                                           std::uint32_t& low, std::uint32_t& high)
+{
+    member_image_range(images, holds, low, high);
     team.min_max(low, high);
 }
 
@@ -82,17 +106,22 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&im
 {
     constexpr unsigned int position_bits = log2_ceil(Team::size * Items);
     constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
+    const unsigned int first = team.member * Items;
     std::uint32_t composite[Items];
+    by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
 #pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        const unsigned int pos = team.member * Items + j;
-        composite[j] = pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
-    }
+        for(unsigned int j = 0; j < Items; j++)
+        {
+            const unsigned int pos = first + j;
+            composite[j] = full || pos < size ? ((images[j] >> shift) & mask) << position_bits | pos
+                                              : ~std::uint32_t(0);
+        }
+    });
     team.sort(composite);
+    by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
 #pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-        from[j] = team.member * Items + j < size ? composite[j] & position_mask : 0u;
+        for(unsigned int j = 0; j < Items; j++) from[j] = full || first + j < size ? composite[j] & position_mask : 0u;
+    });
 }
 
 /// Whether a team's keys in blocked rank order are out of order anywhere: one member's
@@ -103,12 +132,14 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[It
     std::uint32_t images[Items];
     order_images(sorted, ord, images);
     bool inverted = false;
+    by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
 #pragma unroll
-    for(unsigned int j = 0; j < Items; j++)
-    {
-        if(team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
-        if(j > 0) inverted |= images[j - 1] > images[j];
-    }
+        for(unsigned int j = 0; j < Items; j++)
+        {
+            if(!full && team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
+            if(j > 0) inverted |= images[j - 1] > images[j];
+        }
+    });
     const bool across = team.above_next(images[Items - 1], images[0]);
     return inverted || across;
 }
@@ -203,7 +234,10 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     if(mine) lds_keys::load(row_keys, team.member, keys);
     order_images(keys, ord, images);
     std::uint32_t low, high;
-    image_range_where(team, images, [&](unsigned int j) { return team.member * Items + j < size; }, low, high);
+    by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
+        member_image_range(images, [&](unsigned int j) { return full || team.member * Items + j < size; }, low, high);
+    });
+    team.min_max(low, high);
     const unsigned int used = bits_spanned(low, high);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
     // Uniform floats crowd the image bits kept: in [0, 1) half of them share one exponent and,
