@@ -772,6 +772,27 @@ TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
     check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
+// sort_composites copies its sorted rows out in 16-byte words where the output's alignment allows
+// (copy_striped): segments of each size modulo 4 in the wavefront and block network classes, at
+// every alignment (gaps of 1 to 3 keys shift them), with values of 4, 8 and 16 bytes (the last
+// copied value by value), in place too.
+TEST(SegmentedSort, WordCopiesAtEveryAlignment)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {16, 33, 64, 102, 128, 255, 256, 509, 514, 1000, 1021, 1024};
+    const std::vector<std::size_t> sizes = cycled_sizes(pattern, 48);
+    std::uint64_t seed = 5100;
+    for(const std::size_t gap : {0, 1, 2, 3})
+    {
+        check_segmented<std::uint32_t, int, true>(sizes, gap, distribution::uniform_bits, order::ascending, false,
+                                                  seed++);
+        check_segmented<float, int, true, std::uint64_t>(sizes, gap, distribution::uniform_bits, order::descending,
+                                                         true, seed++);
+        check_segmented<std::int16_t, int, true, payload16>(sizes, gap, distribution::few_unique, order::ascending,
+                                                            false, seed++);
+    }
+}
+
 TEST(SegmentedSort, PowerLawAndEmptySegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();
