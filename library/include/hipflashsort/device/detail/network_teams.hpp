@@ -4,6 +4,7 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_NETWORK_TEAMS_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../intrinsics/intrinsics.hpp"
@@ -21,52 +22,71 @@ inline constexpr unsigned int block_network_lanes = 32;
 /// first + j) meets p ^ mask through the swizzled LDS row, and the lower position keeps the
 /// smaller image. mask = level - 1 is a level's flip stage, a single bit from a wavefront's span
 /// (Lanes * Items) on one of its half-cleaners; either way the partner lies in another wavefront.
-template <unsigned int Items>
+/// Fresh: no thread has read the row since the last block barrier, so the stage stores at once.
+template <bool Fresh, unsigned int Items>
 HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
                                                unsigned int mask)
 {
     using slots = swizzled_row<std::uint32_t, Items>;
     constexpr unsigned int n = slots::chunk_items;
-    syncthreads(); // the row's previous readers are done
+    if constexpr(!Fresh) syncthreads(); // the row's previous readers are done
     slots::store(row, first, images);
     syncthreads();
     // The highest bit of the mask tells the lower position from the upper: it is a wavefront bit,
     // the same for all of this lane's items. A flip stage (mask = level - 1) pairs item j with the
     // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
     const unsigned int top = 1u << (31 - leading_zeros(mask));
-    const bool lower = (first & top) == 0;
     const bool flip = (mask & 1u) != 0;
+    const auto keep = [&](auto lower) {
 #pragma unroll
-    for(unsigned int c = 0; c < slots::lane_chunks; c++)
-    {
-        const auto partners = slots::load_chunk(row, ((first + c * n) ^ mask) & ~(n - 1));
-#pragma unroll
-        for(unsigned int i = 0; i < n; i++)
+        for(unsigned int c = 0; c < slots::lane_chunks; c++)
         {
-            const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
-            std::uint32_t& image = images[c * n + i];
-            image = lower ? min_of(image, partner) : max_of(image, partner);
+            const auto partners = slots::load_chunk(row, ((first + c * n) ^ mask) & ~(n - 1));
+#pragma unroll
+            for(unsigned int i = 0; i < n; i++)
+            {
+                const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
+                std::uint32_t& image = images[c * n + i];
+                image = lower ? min_of(image, partner) : max_of(image, partner);
+            }
         }
-    }
+    };
+    // A branch, not a select per item: the side is the same for the whole wavefront, and the
+    // select made the compiler issue both a min and a max for every item.
+    if((first & top) == 0)
+        keep(std::true_type{});
+    else
+        keep(std::false_type{});
 }
 
 /// Ascending bitonic network over a block of Waves logical wavefronts of Lanes, Items 32-bit
 /// words per lane, blocked: the lane whose first position is `first` holds first ... first +
 /// Items - 1. Each wavefront sorts its span in registers and shuffles; each merge level above it
-/// runs its strides of a span and more between wavefronts through `row` (Waves * Lanes * Items
-/// words of LDS) and the smaller ones inside each wavefront.
-template <unsigned int Waves, unsigned int Lanes, unsigned int Items>
+/// runs its strides of a span and more between wavefronts through `row` (Rows * Waves * Lanes *
+/// Items words of LDS) and the smaller ones inside each wavefront. With two rows the stages
+/// alternate between them, so that a stage need not wait for the previous one's readers: one
+/// block barrier per stage instead of two, after the first.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items, unsigned int Rows = 1>
 HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&words)[Items], unsigned int first)
 {
+    static_assert(Rows == 1 || Rows == 2, "one row, or two in turn");
     using network = warp_bitonic_sort<std::uint32_t, Lanes, Items>;
     constexpr unsigned int span = Lanes * Items, capacity = Waves * span;
     network().sort(words);
+    unsigned int stage = 0;
+    const auto exchange = [&](unsigned int mask) {
+        if(Rows == 2 && stage > 0)
+            exchange_across_waves<true>(row + stage % 2 * capacity, words, first, mask);
+        else
+            exchange_across_waves<false>(row, words, first, mask);
+        stage++;
+    };
 #pragma unroll
     for(unsigned int level = 2 * span; level <= capacity; level *= 2)
     {
-        exchange_across_waves(row, words, first, level - 1);
+        exchange(level - 1);
 #pragma unroll
-        for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange_across_waves(row, words, first, stride);
+        for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange(stride);
         network().merge_bitonic(words);
     }
 }
@@ -106,9 +126,10 @@ struct wave_team
 
 /// A block of Waves logical wavefronts of Lanes as a team (member = thread index): its network is
 /// block_network_sort, its barriers and votes the block's. `row` holds the network's exchanges
-/// (Waves * Lanes * Items words); `storage` the wavefronts' partial results. A min_max and the
-/// next min_max or above_next are at least one block barrier apart (a network sort has several).
-template <unsigned int Waves, unsigned int Lanes>
+/// (Rows * Waves * Lanes * Items words: see block_network_sort); `storage` the wavefronts' partial
+/// results. A min_max and the next min_max or above_next are at least one block barrier apart (a
+/// network sort has several).
+template <unsigned int Waves, unsigned int Lanes, unsigned int Rows = 1>
 struct block_team
 {
     static constexpr unsigned int size = Waves * Lanes;
@@ -143,7 +164,7 @@ struct block_team
     template <unsigned int Items>
     HIPFLASHSORT_DEVICE void sort(std::uint32_t (&words)[Items]) const
     {
-        block_network_sort<Waves, Lanes>(row, words, member * Items);
+        block_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
     }
     HIPFLASHSORT_DEVICE bool above_next(std::uint32_t last, std::uint32_t first) const
     {
