@@ -59,6 +59,14 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
         keep(std::false_type{});
 }
 
+/// Exchange rows of a block network of `waves` logical wavefronts (block_network_sort): two in
+/// turn where a block may take more LDS than gfx9's 64 KiB per workgroup, which bounds these
+/// kernels' residency there; one for two wavefronts, whose networks have one exchange stage.
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int block_network_rows(unsigned int waves)
+{
+    return waves >= 4 && dynamic_lds_limit() > 64 * 1024 ? 2 : 1;
+}
+
 /// Ascending bitonic network over a block of Waves logical wavefronts of Lanes, Items 32-bit
 /// words per lane, blocked: the lane whose first position is `first` holds first ... first +
 /// Items - 1. Each wavefront sorts its span in registers and shuffles; each merge level above it

@@ -515,9 +515,10 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
     static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
     static_assert(Waves >= 2, "the first exchange orders the row's reuse across segments");
     constexpr unsigned int lanes = block_network_lanes, items = 32, span = lanes * items, capacity = Waves * span;
+    constexpr unsigned int rows = block_network_rows(Waves);
     using codec = radix_key_codec<Key>;
     using slots = swizzled_row<Key, items>;
-    __shared__ __align__(16) std::uint32_t row[2 * capacity]; // two exchange rows; the first stages the output
+    __shared__ __align__(16) std::uint32_t row[rows * capacity]; // the exchange rows; the first stages the output
     __shared__ unsigned int wave_counts[2 * Waves]; // zeros, then keys below zero, per wavefront
     const unsigned int wave = threadIdx.x / lanes;
     const unsigned int member = threadIdx.x % lanes;
@@ -531,7 +532,7 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
         const unsigned int share = size > wave * span ? size - wave * span : 0u; // this wavefront's keys
         std::uint32_t images[items];
         load_striped_images<lanes>(in, share, member, ord, images);
-        block_network_sort<Waves, lanes, items, 2>(row, images, first);
+        block_network_sort<Waves, lanes, items, rows>(row, images, first);
         bool zeros = false;
         if constexpr(codec::is_float) zeros = syncthreads_or(holds_zero<Key>(images, ord));
         else syncthreads();
@@ -561,12 +562,13 @@ __launch_bounds__(Waves * block_network_lanes, register_cap_blocks(8)) void bito
 {
     static_assert(sizeof(Key) <= 4, "composites are built from 32-bit order images");
     static_assert(has_values<Value>, "keys alone go through bitonic_block_segments_kernel");
-    using team_type = block_team<Waves, block_network_lanes, 2>;
+    constexpr unsigned int rows = block_network_rows(Waves);
+    using team_type = block_team<Waves, block_network_lanes, rows>;
     constexpr unsigned int capacity = team_type::size * Items;
     // Aligned for blocked_lds's and swizzled_row's vector accesses.
     __shared__ __align__(16) Key keys[capacity];
     __shared__ __align__(16) Value values[capacity];
-    __shared__ __align__(16) std::uint32_t exchanges[2 * capacity];
+    __shared__ __align__(16) std::uint32_t exchanges[rows * capacity];
     __shared__ typename team_type::storage_type team_storage;
     const team_type team{threadIdx.x, exchanges, team_storage};
     for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
