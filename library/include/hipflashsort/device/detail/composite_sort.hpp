@@ -39,6 +39,9 @@ HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Ite
 /// run without a bound test per item. Those tests were about a twentieth of the block pair
 /// network's instructions. Networks of fewer than 256 positions (Split false) keep one copy of
 /// the code, with the tests: their passes are unrolled, and two copies made them slower.
+/// Bodies read the choice as decltype(full)::value: the constant's conversion to bool is a host
+/// constexpr function, which nvcc refuses in device code without --expt-relaxed-constexpr, and
+/// users' builds need not pass that flag.
 template <unsigned int Items, bool Split, class Body>
 HIPFLASHSORT_DEVICE void by_fullness(unsigned int first, unsigned int size, Body body)
 {
@@ -109,18 +112,19 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&im
     const unsigned int first = team.member * Items;
     std::uint32_t composite[Items];
     by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
+        constexpr bool all = decltype(full)::value;
 #pragma unroll
         for(unsigned int j = 0; j < Items; j++)
         {
             const unsigned int pos = first + j;
-            composite[j] = full || pos < size ? ((images[j] >> shift) & mask) << position_bits | pos
-                                              : ~std::uint32_t(0);
+            composite[j] = all || pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
         }
     });
     team.sort(composite);
     by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
+        constexpr bool all = decltype(full)::value;
 #pragma unroll
-        for(unsigned int j = 0; j < Items; j++) from[j] = full || first + j < size ? composite[j] & position_mask : 0u;
+        for(unsigned int j = 0; j < Items; j++) from[j] = all || first + j < size ? composite[j] & position_mask : 0u;
     });
 }
 
@@ -133,10 +137,11 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[It
     order_images(sorted, ord, images);
     bool inverted = false;
     by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
+        constexpr bool all = decltype(full)::value;
 #pragma unroll
         for(unsigned int j = 0; j < Items; j++)
         {
-            if(!full && team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
+            if(!all && team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
             if(j > 0) inverted |= images[j - 1] > images[j];
         }
     });
@@ -235,7 +240,8 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     order_images(keys, ord, images);
     std::uint32_t low, high;
     by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
-        member_image_range(images, [&](unsigned int j) { return full || team.member * Items + j < size; }, low, high);
+        constexpr bool all = decltype(full)::value;
+        member_image_range(images, [&](unsigned int j) { return all || team.member * Items + j < size; }, low, high);
     });
     team.min_max(low, high);
     const unsigned int used = bits_spanned(low, high);

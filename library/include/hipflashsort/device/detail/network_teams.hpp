@@ -37,7 +37,8 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
     // partner lane's item Items - 1 - j, so each partner chunk is read reversed.
     const unsigned int top = 1u << (31 - leading_zeros(mask));
     const bool flip = (mask & 1u) != 0;
-    const auto keep = [&](auto lower) {
+    const auto keep = [&](auto lower_side) {
+        constexpr bool lower = decltype(lower_side)::value; // not its operator bool: a host function
 #pragma unroll
         for(unsigned int c = 0; c < slots::lane_chunks; c++)
         {
