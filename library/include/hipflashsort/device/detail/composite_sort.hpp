@@ -5,7 +5,6 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_COMPOSITE_SORT_HPP_
 
 #include <cstdint>
-#include <type_traits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/bit_math.hpp"
@@ -34,21 +33,34 @@ HIPFLASHSORT_DEVICE void gather_row(const T* row, const unsigned int (&from)[Ite
     for(unsigned int j = 0; j < Items; j++) out[j] = row[from[j]];
 }
 
-/// Calls body(std::true_type{}) when all of a member's Items positions from `first` lie below
-/// `size`, else body(std::false_type{}): the full members (all but the last of a segment) then
-/// run without a bound test per item. Those tests were about a twentieth of the block pair
-/// network's instructions. Networks of fewer than 256 positions (Split false) keep one copy of
-/// the code, with the tests: their passes are unrolled, and two copies made them slower.
-/// Bodies read the choice as decltype(full)::value: the constant's conversion to bool is a host
-/// constexpr function, which nvcc refuses in device code without --expt-relaxed-constexpr, and
-/// users' builds need not pass that flag.
-template <unsigned int Items, bool Split, class Body>
-HIPFLASHSORT_DEVICE void by_fullness(unsigned int first, unsigned int size, Body body)
+/// Every item of a member: the bound test of a full member.
+struct every_item
 {
-    if(Split && first + Items <= size)
-        body(std::true_type{});
+    HIPFLASHSORT_HOST_DEVICE constexpr bool operator()(unsigned int) const { return true; }
+};
+
+/// The items of the member whose first blocked position is `first` that lie below `size`.
+struct items_below
+{
+    unsigned int first;
+    unsigned int size;
+    HIPFLASHSORT_HOST_DEVICE bool operator()(unsigned int j) const { return first + j < size; }
+};
+
+/// Calls body(holds) with holds(j) telling whether the team member's item j lies below `size`:
+/// every_item when all of them do (all but the last members of a segment), so that those members
+/// run without a bound test per item, else items_below. The tests were about a twentieth of the
+/// block pair network's instructions. Networks of fewer than 256 positions always take
+/// items_below, keeping one copy of the code: their passes are unrolled, and two copies made
+/// them slower.
+template <unsigned int Items, class Team, class Body>
+HIPFLASHSORT_DEVICE void with_member_items(const Team& team, unsigned int size, Body body)
+{
+    const unsigned int first = team.member * Items;
+    if(Team::size * Items >= 256 && first + Items <= size)
+        body(every_item{});
     else
-        body(std::false_type{});
+        body(items_below{first, size});
 }
 
 /// The smallest and largest of a member's order images (item j where `holds(j)`); ~0 and 0 for
@@ -70,16 +82,6 @@ HIPFLASHSORT_DEVICE void member_image_range(const std::uint32_t (&images)[Items]
     }
 }
 
-/// The smallest and largest order images of a team's keys (item j of each member where
-/// `holds(j)`).
-template <class Team, unsigned int Items, class Holds>
-HIPFLASHSORT_DEVICE void image_range_where(const Team& team, const std::uint32_t (&images)[Items], Holds holds,
-                                           std::uint32_t& low, std::uint32_t& high)
-{
-    member_image_range(images, holds, low, high);
-    team.min_max(low, high);
-}
-
 /// How many low bits of images between low and high are not the same in all: they agree above
 /// the highest bit in which low and high differ.
 HIPFLASHSORT_DEVICE unsigned int bits_spanned(std::uint32_t low, std::uint32_t high)
@@ -94,7 +96,8 @@ template <class Team, unsigned int Items, class Holds>
 HIPFLASHSORT_DEVICE unsigned int spread_bits_where(const Team& team, const std::uint32_t (&images)[Items], Holds holds)
 {
     std::uint32_t low, high;
-    image_range_where(team, images, holds, low, high);
+    member_image_range(images, holds, low, high);
+    team.min_max(low, high);
     return bits_spanned(low, high);
 }
 
@@ -111,20 +114,15 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&im
     constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
     const unsigned int first = team.member * Items;
     std::uint32_t composite[Items];
-    by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
-        constexpr bool all = decltype(full)::value;
+    with_member_items<Items>(team, size, [&](auto holds) {
 #pragma unroll
         for(unsigned int j = 0; j < Items; j++)
-        {
-            const unsigned int pos = first + j;
-            composite[j] = all || pos < size ? ((images[j] >> shift) & mask) << position_bits | pos : ~std::uint32_t(0);
-        }
+            composite[j] = holds(j) ? ((images[j] >> shift) & mask) << position_bits | (first + j) : ~std::uint32_t(0);
     });
     team.sort(composite);
-    by_fullness<Items, (Team::size * Items >= 256)>(first, size, [&](auto full) {
-        constexpr bool all = decltype(full)::value;
+    with_member_items<Items>(team, size, [&](auto holds) {
 #pragma unroll
-        for(unsigned int j = 0; j < Items; j++) from[j] = all || first + j < size ? composite[j] & position_mask : 0u;
+        for(unsigned int j = 0; j < Items; j++) from[j] = holds(j) ? composite[j] & position_mask : 0u;
     });
 }
 
@@ -136,12 +134,11 @@ HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[It
     std::uint32_t images[Items];
     order_images(sorted, ord, images);
     bool inverted = false;
-    by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
-        constexpr bool all = decltype(full)::value;
+    with_member_items<Items>(team, size, [&](auto holds) {
 #pragma unroll
         for(unsigned int j = 0; j < Items; j++)
         {
-            if(!all && team.member * Items + j >= size) images[j] = ~std::uint32_t(0); // padding sorts last
+            if(!holds(j)) images[j] = ~std::uint32_t(0); // padding sorts last
             if(j > 0) inverted |= images[j - 1] > images[j];
         }
     });
@@ -239,10 +236,7 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     if(mine) lds_keys::load(row_keys, team.member, keys);
     order_images(keys, ord, images);
     std::uint32_t low, high;
-    by_fullness<Items, (Team::size * Items >= 256)>(team.member * Items, size, [&](auto full) {
-        constexpr bool all = decltype(full)::value;
-        member_image_range(images, [&](unsigned int j) { return all || team.member * Items + j < size; }, low, high);
-    });
+    with_member_items<Items>(team, size, [&](auto holds) { member_image_range(images, holds, low, high); });
     team.min_max(low, high);
     const unsigned int used = bits_spanned(low, high);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;

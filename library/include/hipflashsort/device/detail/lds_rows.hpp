@@ -41,14 +41,6 @@ struct blocked_lds
     }
 };
 
-/// Whether copy_striped can move items between `a` and `b` in 16-byte words.
-template <class T>
-HIPFLASHSORT_DEVICE bool vector_aligned(const T* a, const T* b)
-{
-    return (sizeof(T) == 4 || sizeof(T) == 8)
-           && ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) % 16) == 0;
-}
-
 /// Copies a sorted LDS row to global memory, consecutive lanes on consecutive keys: in 16-byte
 /// words where both ends are 16-byte aligned and the items 4 or 8 bytes, else key by key.
 /// Address arithmetic per key was about a tenth of the block pair network's instructions. H100,
@@ -70,7 +62,7 @@ HIPFLASHSORT_DEVICE void copy_striped(const T* row, T* out, unsigned int size, u
             std::uint32_t bits[4];
         };
         constexpr unsigned int per_word = sizeof(word) / sizeof(T);
-        if(vector_aligned(row, out))
+        if(((reinterpret_cast<std::uintptr_t>(row) | reinterpret_cast<std::uintptr_t>(out)) % sizeof(word)) == 0)
         {
             const unsigned int words = size / per_word;
             for(unsigned int w = member; w < words; w += LogicalWave)
