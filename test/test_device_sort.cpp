@@ -721,6 +721,22 @@ TEST(SegmentedSort, CompositeDroppedBitsAtEveryBoundary)
 // the input and the other two equal (so their order is the input's): inside one member of a
 // 1024-position network (settled there after the first pass), across members, and across
 // wavefronts.
+TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    segment_list<> l;
+    std::mt19937 rng(78);
+    for(const unsigned int n : {700u, 1000u, 1024u})
+    {
+        for(const unsigned int b : {1u, 3u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 255u, 256u, 511u, 600u, 997u})
+        {
+            if(b + 1 <= n - 2) l.add(dropped_bits_segment(n, b, 2, rng));
+        }
+    }
+    check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
+    check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
+}
+
 // Float pairs of 513-1024 (the block pair network) rank their first pass on fields interpolated
 // from the values: uniform floats in [0, 1) (many keys equal in the 22 image bits kept), normal
 // ones, duplicates, signed zeros, denormals and a narrow range (equal or crowded fields), and
@@ -754,22 +770,6 @@ TEST(SegmentedSort, FloatPairsOnValueFields)
         for(const bool in_place : {false, true})
             check_segmented_input<float, int, true>(keys, begins, ends, ord, in_place);
     }
-}
-
-TEST(SegmentedSort, CompositeDroppedBitsRunsOfThree)
-{
-    HIPFLASHSORT_REQUIRE_GPU();
-    segment_list<> l;
-    std::mt19937 rng(78);
-    for(const unsigned int n : {700u, 1000u, 1024u})
-    {
-        for(const unsigned int b : {1u, 3u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 255u, 256u, 511u, 600u, 997u})
-        {
-            if(b + 1 <= n - 2) l.add(dropped_bits_segment(n, b, 2, rng));
-        }
-    }
-    check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, false);
-    check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, true);
 }
 
 // sort_composites copies its sorted rows out in 16-byte words where the output's alignment allows
