@@ -47,6 +47,40 @@ struct items_below
     HIPFLASHSORT_HOST_DEVICE bool operator()(unsigned int j) const { return first + j < size; }
 };
 
+/// Stores a member's Items items, blocked, at out[first + j] for each j where `holds(j)` (a prefix
+/// of the items): in 16-byte words where `words` (`out` 16-byte aligned) and the member holds
+/// them all, else item by item.
+template <unsigned int Items, class T, class Holds>
+HIPFLASHSORT_DEVICE void store_blocked(T* out, unsigned int first, const T (&items)[Items], Holds holds, bool words)
+{
+    if constexpr(Items * sizeof(T) % 16 == 0 && 16 % sizeof(T) == 0)
+    {
+        constexpr unsigned int per_word = 16 / sizeof(T);
+        struct alignas(16) word
+        {
+            T items[per_word];
+        };
+        if(words && holds(Items - 1))
+        {
+            word* const to = reinterpret_cast<word*>(out + first);
+#pragma unroll
+            for(unsigned int w = 0; w < Items / per_word; w++)
+            {
+                word v;
+#pragma unroll
+                for(unsigned int i = 0; i < per_word; i++) v.items[i] = items[w * per_word + i];
+                to[w] = v;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++)
+    {
+        if(holds(j)) out[first + j] = items[j];
+    }
+}
+
 /// Calls body(holds) with holds(j) telling whether the team member's item j lies below `size`:
 /// every_item when all of them do (all but the last members of a segment), so that those members
 /// run without a bound test per item, else items_below. The tests were about a twentieth of the
@@ -178,15 +212,12 @@ HIPFLASHSORT_DEVICE void settle_member_runs(const Team& team, Key (&keys)[Items]
     }
 }
 
-/// Puts a team's LDS row (keys and values, blocked) into the order `from` (each member's keys
-/// already gathered by it): gathers the values, then every member that owns slots of the row
-/// (`mine`) stores its keys and values back.
+/// Stores each member's keys and values (gathered from a team's LDS row) back into the row,
+/// blocked: every member that owns slots of the row (`mine`).
 template <class Team, class Key, class Value, unsigned int Items>
-HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row_values,
-                                     const unsigned int (&from)[Items], const Key (&keys)[Items], bool mine)
+HIPFLASHSORT_DEVICE void put_row(const Team& team, Key* row_keys, Value* row_values, const Key (&keys)[Items],
+                                 const Value (&values)[Items], bool mine)
 {
-    Value values[Items];
-    gather_row(row_values, from, values);
     team.barrier(); // every member has gathered before any slot is overwritten
     if(mine)
     {
@@ -196,6 +227,17 @@ HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row
     team.barrier();
 }
 
+/// Puts a team's LDS row (keys and values, blocked) into the order `from` (each member's keys
+/// already gathered by it): gathers the values, then stores both back (put_row).
+template <class Team, class Key, class Value, unsigned int Items>
+HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row_values,
+                                     const unsigned int (&from)[Items], const Key (&keys)[Items], bool mine)
+{
+    Value values[Items];
+    gather_row(row_values, from, values);
+    put_row(team, row_keys, row_values, keys, values, mine);
+}
+
 /// Keys with values, stable, on 32-bit composites of (image bits, position) instead of 64-bit
 /// (image, position) ones, whose network costs three times the instructions. The composite keeps
 /// the 32 - position bits of the images below the bits all keys share (bits_spanned): every bit
@@ -203,7 +245,7 @@ HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row
 /// dropped come out in position order. A team that finds such keys out of order sorts least
 /// significant digit first instead: by (dropped bits, position), then, with the rows reordered
 /// so, by (kept bits, that order). Each member then gathers its sorted keys and values from the
-/// row, puts them back in blocked order and the row is copied out striped.
+/// row and writes them out (see the end).
 /// H100, 2^26 u32+u32 keys, Gkeys/s: segments of 64 / 112 / 256 keys 104 / 60 / 56 on 64-bit
 /// composites, 137 / 110 / 139 on 32-bit ones.
 /// Floats in networks of 1024 positions and more take fields interpolated from their values in
@@ -326,9 +368,52 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
         {
         }
     }
-    rewrite_row(team, row_keys, row_values, from, keys, mine);
-    copy_striped<Team::size>(row_keys, keys_out, size, team.member);
-    copy_striped<Team::size>(row_values, values_out, size, team.member);
+    // Out to the outputs. Members of more than 8 items rewrite the row and copy it out striped
+    // (copy_striped). Members of up to 8 store their keys and values straight from registers,
+    // blocked: in 16-byte words where both outputs are 16-byte aligned, else item by item, except
+    // in networks of 256 positions and more, which put them back in the row and copy it out key
+    // by key, consecutive lanes on consecutive keys. Straight from registers, the block pair
+    // network saves the row's rewrite and its two block barriers and takes 54 registers instead
+    // of 64 (nine blocks per H100 multiprocessor instead of eight). H100, 2^26 pairs, Gkeys/s,
+    // medians of three rounds, before -> after:
+    // - u32+u32 segments of 16 / 32 / 64 / 112 / 113 / 256 pairs 139.6 / 144.6 / 154.5 / 149.4 /
+    //   131.4 / 162.0 -> 143.9 / 151.6 / 157.9 / 152.9 / 134.5 / 163.7; of 999 / 1000 / 1001 /
+    //   1024 102.9 / 106.7 / 103.5 / 113.1 -> 104.9 / 109.7 / 106.1 / 117.5;
+    // - f32+u32 of 113 / 256 / 1000 / 1024 130.1 / 156.0 / 97.1 / 104.8 -> 136.1 / 161.3 / 99.1 /
+    //   107.6; segments of 500 / 501 and 4096 to 65536 pairs and the power-law mix unchanged.
+    // - Item by item from the block pair network's unaligned segments too: 1000 / 1024 u32+u32
+    //   pairs at 115.2 / 121.7 (48 registers), but 999 / 1001 at 99.4 / 100.8 (103.7 / 104.0
+    //   before) and 65536 at 34.6 (35.6). Straight out in the 512-pair class (16 items), at 118
+    //   registers instead of 96: segments of 501 pairs 107.3 -> 100.7.
+    // - This code's layout matters: the same steps as a separate function, inlined, ran
+    //   segments of 112 u32+u32 pairs at 144.3.
+    if constexpr(Items > 8)
+    {
+        rewrite_row(team, row_keys, row_values, from, keys, mine);
+        copy_striped<Team::size>(row_keys, keys_out, size, team.member);
+        copy_striped<Team::size>(row_values, values_out, size, team.member);
+        return;
+    }
+    Value values[Items];
+    gather_row(row_values, from, values);
+    const bool words
+        = ((reinterpret_cast<std::uintptr_t>(keys_out) | reinterpret_cast<std::uintptr_t>(values_out)) % 16) == 0;
+    if(Team::size * Items < 256 || words)
+    {
+        with_member_items<Items>(team, size, [&](auto holds) {
+            store_blocked(keys_out, team.member * Items, keys, holds, words);
+            store_blocked(values_out, team.member * Items, values, holds, words);
+        });
+    }
+    else
+    {
+        put_row(team, row_keys, row_values, keys, values, mine);
+        for(unsigned int i = team.member; i < size; i += Team::size)
+        {
+            keys_out[i] = row_keys[i];
+            values_out[i] = row_values[i];
+        }
+    }
 }
 
 } // namespace detail

@@ -43,6 +43,7 @@ struct blocked_lds
 
 /// Copies a sorted LDS row to global memory, consecutive lanes on consecutive keys: in 16-byte
 /// words where both ends are 16-byte aligned and the items 4 or 8 bytes, else key by key.
+/// sort_composites copies out this way only from members of more than 8 items.
 /// Address arithmetic per key was about a tenth of the block pair network's instructions. H100,
 /// 2^26 pairs, Gkeys/s, medians of three rounds, key by key against words (sort_composites' copies
 /// of keys and values): u32+u32 segments of 32 / 112 / 113 / 256 / 1000 / 1024 pairs 142.0 /
