@@ -772,10 +772,11 @@ TEST(SegmentedSort, FloatPairsOnValueFields)
     }
 }
 
-// sort_composites copies its sorted rows out in 16-byte words where the output's alignment allows
-// (copy_striped): segments of each size modulo 4 in the wavefront and block network classes, at
-// every alignment (gaps of 1 to 3 keys shift them), with values of 4, 8 and 16 bytes (the last
-// copied value by value), in place too.
+// sort_composites writes its sorted keys and values out in 16-byte words where the outputs'
+// alignment allows, item by item or through a key-by-key row copy where it does not (members of up
+// to 8 items), and through copy_striped's words or keys (members of 16): segments of each size
+// modulo 4 in the wavefront and block network classes, at every alignment (gaps of 1 to 3 keys
+// shift them), with values of 4, 8 and 16 bytes, in place too.
 TEST(SegmentedSort, WordCopiesAtEveryAlignment)
 {
     HIPFLASHSORT_REQUIRE_GPU();

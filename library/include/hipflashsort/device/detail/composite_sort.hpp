@@ -372,7 +372,9 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     // (copy_striped). Members of up to 8 store their keys and values straight from registers,
     // blocked: in 16-byte words where both outputs are 16-byte aligned, else item by item, except
     // in networks of 256 positions and more, which put them back in the row and copy it out key
-    // by key, consecutive lanes on consecutive keys. Straight from registers, the block pair
+    // by key, consecutive lanes on consecutive keys (not copy_striped: its word path, of use there
+    // only when one output is aligned and the other not, took the block pair network from 54 to
+    // 64 registers). Straight from registers, the block pair
     // network saves the row's rewrite and its two block barriers and takes 54 registers instead
     // of 64 (nine blocks per H100 multiprocessor instead of eight). H100, 2^26 pairs, Gkeys/s,
     // medians of three rounds, before -> after:
