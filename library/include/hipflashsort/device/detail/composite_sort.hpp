@@ -47,9 +47,31 @@ struct items_below
     HIPFLASHSORT_HOST_DEVICE bool operator()(unsigned int j) const { return first + j < size; }
 };
 
-/// Stores a member's Items items, blocked, at out[first + j] for each j where `holds(j)` (a prefix
-/// of the items): in 16-byte words where `words` (`out` 16-byte aligned) and the member holds
-/// them all, else item by item.
+/// The items j of a member's window (ranks first + j) from `low` on that lie below `size`.
+struct items_between
+{
+    unsigned int low;
+    unsigned int first;
+    unsigned int size;
+    HIPFLASHSORT_HOST_DEVICE bool operator()(unsigned int j) const { return j >= low && first + j < size; }
+};
+
+/// Whether `holds` takes all Items items: the last, for the tests that take a prefix.
+template <unsigned int Items, class Holds>
+HIPFLASHSORT_DEVICE bool holds_every(const Holds& holds)
+{
+    return holds(Items - 1);
+}
+
+template <unsigned int Items>
+HIPFLASHSORT_DEVICE bool holds_every(const items_between& holds)
+{
+    return holds.low == 0 && holds(Items - 1);
+}
+
+/// Stores a member's Items items, blocked, at out[first + j] for each j where `holds(j)`: in
+/// 16-byte words where `words` (out + first 16-byte aligned) and the member holds them all, else
+/// item by item.
 template <unsigned int Items, class T, class Holds>
 HIPFLASHSORT_DEVICE void store_blocked(T* out, unsigned int first, const T (&items)[Items], Holds holds, bool words)
 {
@@ -60,7 +82,7 @@ HIPFLASHSORT_DEVICE void store_blocked(T* out, unsigned int first, const T (&ite
         {
             T items[per_word];
         };
-        if(words && holds(Items - 1))
+        if(words && holds_every<Items>(holds))
         {
             word* const to = reinterpret_cast<word*>(out + first);
 #pragma unroll
@@ -212,12 +234,15 @@ HIPFLASHSORT_DEVICE void settle_member_runs(const Team& team, Key (&keys)[Items]
     }
 }
 
-/// Stores each member's keys and values (gathered from a team's LDS row) back into the row,
-/// blocked: every member that owns slots of the row (`mine`).
+/// Puts a team's LDS row (keys and values, blocked) into the order `from` (each member's keys
+/// already gathered by it): gathers the values, then every member that owns slots of the row
+/// (`mine`) stores its keys and values back.
 template <class Team, class Key, class Value, unsigned int Items>
-HIPFLASHSORT_DEVICE void put_row(const Team& team, Key* row_keys, Value* row_values, const Key (&keys)[Items],
-                                 const Value (&values)[Items], bool mine)
+HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row_values,
+                                     const unsigned int (&from)[Items], const Key (&keys)[Items], bool mine)
 {
+    Value values[Items];
+    gather_row(row_values, from, values);
     team.barrier(); // every member has gathered before any slot is overwritten
     if(mine)
     {
@@ -227,15 +252,74 @@ HIPFLASHSORT_DEVICE void put_row(const Team& team, Key* row_keys, Value* row_val
     team.barrier();
 }
 
-/// Puts a team's LDS row (keys and values, blocked) into the order `from` (each member's keys
-/// already gathered by it): gathers the values, then stores both back (put_row).
-template <class Team, class Key, class Value, unsigned int Items>
-HIPFLASHSORT_DEVICE void rewrite_row(const Team& team, Key* row_keys, Value* row_values,
-                                     const unsigned int (&from)[Items], const Key (&keys)[Items], bool mine)
+/// The row positions of ranks first - skew ... first - skew + Items - 1, for a member holding
+/// those of first ... (`from`; skew <= MaxSkew < Items): its own moved up by skew, and below them
+/// the previous lane's last ones (shuffled up within logical wavefronts of Lanes). The first lane
+/// of a logical wavefront gets its own there instead, which it must not use. Every lane of the
+/// hardware wavefront calls this together.
+template <unsigned int Lanes, unsigned int MaxSkew, unsigned int Items>
+HIPFLASHSORT_DEVICE void skew_positions(const unsigned int (&from)[Items], unsigned int skew,
+                                        unsigned int (&skewed)[Items])
 {
+    static_assert(MaxSkew < Items, "the ranks skewed in come from one lane");
+    unsigned int run[MaxSkew + Items]; // the previous lane's last MaxSkew, then this lane's
+#pragma unroll
+    for(unsigned int i = 0; i < MaxSkew; i++) run[i] = shuffle_up(from[Items - MaxSkew + i], 1u, int(Lanes));
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) run[MaxSkew + j] = from[j];
+    // Moved up by skew one bit at a time, a select per item and bit, not an index per item.
+#pragma unroll
+    for(unsigned int bit = 1; bit <= MaxSkew; bit *= 2)
+    {
+        const bool by = (skew & bit) != 0;
+#pragma unroll
+        for(unsigned int k = MaxSkew + Items - 1; k >= bit; k--) run[k] = by ? run[k - bit] : run[k];
+    }
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) skewed[j] = run[MaxSkew + j];
+}
+
+/// Stores a team's sorted keys and values (member m's row positions `from` and keys `keys` for
+/// ranks m * Items ...) to outputs whose keys start `skew` keys past a 16-byte boundary, so that
+/// whole members store 16-byte words: each member takes ranks m * Items - skew ..., their row
+/// positions from itself and the previous lane (skew_positions), and gathers keys and values
+/// again. Values go in words where values_out - skew is 16-byte aligned too, else item by item.
+/// The first lane of a logical wavefront leaves the ranks below its own to the last lane of the
+/// previous one, which stores them item by item. Stored item by item (the members' blocked
+/// items 32 bytes apart), unaligned segments of 999 / 1001 pairs ran 3-4% slower than copied
+/// out of the row; the row's copy, a path of its own, slowed the aligned ones (see the end of
+/// sort_composites).
+template <class Team, class Key, class Value, unsigned int Items>
+HIPFLASHSORT_DEVICE void store_skewed(const Team& team, const Key* row_keys, const Value* row_values, Key* keys_out,
+                                      Value* values_out, const unsigned int (&from)[Items], const Key (&keys)[Items],
+                                      unsigned int skew, unsigned int size)
+{
+    constexpr unsigned int max_skew = 16 / sizeof(Key) - 1;
+    const unsigned int first = team.member * Items;
+    const unsigned int lane = team.member % Team::lanes;
+    if(lane + 1 == Team::lanes)
+    {
+#pragma unroll
+        for(unsigned int j = Items - max_skew; j < Items; j++)
+        {
+            if(j + skew >= Items && first + j < size)
+            {
+                keys_out[first + j] = keys[j];
+                values_out[first + j] = row_values[from[j]];
+            }
+        }
+    }
+    unsigned int skewed[Items];
+    skew_positions<Team::lanes, max_skew>(from, skew, skewed);
+    Key out_keys[Items];
     Value values[Items];
-    gather_row(row_values, from, values);
-    put_row(team, row_keys, row_values, keys, values, mine);
+    gather_row(row_keys, skewed, out_keys);
+    gather_row(row_values, skewed, values);
+    const items_between holds{lane == 0 ? skew : 0u, first - skew, size};
+    const bool value_words
+        = (std::uint32_t(reinterpret_cast<std::uintptr_t>(values_out)) - skew * sizeof(Value)) % 16 == 0;
+    store_blocked(keys_out, first - skew, out_keys, holds, true);
+    store_blocked(values_out, first - skew, values, holds, value_words);
 }
 
 /// Keys with values, stable, on 32-bit composites of (image bits, position) instead of 64-bit
@@ -371,22 +455,24 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     // Out to the outputs. Members of more than 8 items rewrite the row and copy it out striped
     // (copy_striped). Members of up to 8 store their keys and values straight from registers,
     // blocked: in 16-byte words where both outputs are 16-byte aligned, else item by item, except
-    // in networks of 256 positions and more, which put them back in the row and copy it out key
-    // by key, consecutive lanes on consecutive keys (not copy_striped: its word path, of use there
-    // only when one output is aligned and the other not, took the block pair network from 54 to
-    // 64 registers). Straight from registers, the block pair
-    // network saves the row's rewrite and its two block barriers and takes 54 registers instead
-    // of 64 (nine blocks per H100 multiprocessor instead of eight). H100, 2^26 pairs, Gkeys/s,
-    // medians of three rounds, before -> after:
+    // in networks of 256 positions and more, which store them skewed to the keys' 16-byte grid
+    // (store_skewed) where the outputs are not both aligned. Straight from registers, the block
+    // pair network saves the row's rewrite and its two block barriers. H100, 2^26 pairs,
+    // Gkeys/s, medians of three rounds, before -> after:
     // - u32+u32 segments of 16 / 32 / 64 / 112 / 113 / 256 pairs 139.6 / 144.6 / 154.5 / 149.4 /
     //   131.4 / 162.0 -> 143.9 / 151.6 / 157.9 / 152.9 / 134.5 / 163.7; of 999 / 1000 / 1001 /
-    //   1024 102.9 / 106.7 / 103.5 / 113.1 -> 104.9 / 109.7 / 106.1 / 117.5;
+    //   1024 102.9 / 106.7 / 103.5 / 113.1 -> 104.9 / 109.7 / 106.1 / 117.5, with unaligned
+    //   outputs of the block pair network copied out of the row, key by key;
     // - f32+u32 of 113 / 256 / 1000 / 1024 130.1 / 156.0 / 97.1 / 104.8 -> 136.1 / 161.3 / 99.1 /
     //   107.6; segments of 500 / 501 and 4096 to 65536 pairs and the power-law mix unchanged.
-    // - Item by item from the block pair network's unaligned segments too: 1000 / 1024 u32+u32
-    //   pairs at 115.2 / 121.7 (48 registers), but 999 / 1001 at 99.4 / 100.8 (103.7 / 104.0
-    //   before) and 65536 at 34.6 (35.6). Straight out in the 512-pair class (16 items), at 118
-    //   registers instead of 96: segments of 501 pairs 107.3 -> 100.7.
+    // - Skewed instead of that row copy, which took the block pair network's registers from 48
+    //   to 54 although aligned segments never run it (53 now): u32+u32 segments of 999 / 1000 /
+    //   1001 / 1024 pairs 104.8 / 109.2 / 105.7 / 117.3 -> 104.6 / 112.6 / 105.8 / 119.7, f32+u32
+    //   93.2 / 98.9 / 93.5 / 105.1 -> 93.5 / 99.1 / 94.2 / 106.9. Capped at 48 registers (ten
+    //   blocks per multiprocessor instead of nine), u32+u32 gained no more than the rounds'
+    //   spread (1000 pairs 113.3) and f32+u32, spilling, lost 2% (97.3).
+    // - Straight out in the 512-pair class (16 items), at 118 registers instead of 96: segments
+    //   of 501 pairs 107.3 -> 100.7.
     // - This code's layout matters: the same steps as a separate function, inlined, ran
     //   segments of 112 u32+u32 pairs at 144.3.
     if constexpr(Items > 8)
@@ -396,26 +482,24 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
         copy_striped<Team::size>(row_values, values_out, size, team.member);
         return;
     }
-    Value values[Items];
-    gather_row(row_values, from, values);
     const bool words
         = ((reinterpret_cast<std::uintptr_t>(keys_out) | reinterpret_cast<std::uintptr_t>(values_out)) % 16) == 0;
-    if(Team::size * Items < 256 || words)
+    if constexpr(Team::size * Items >= 256 && Items * sizeof(Key) % 16 == 0)
     {
-        with_member_items<Items>(team, size, [&](auto holds) {
-            store_blocked(keys_out, team.member * Items, keys, holds, words);
-            store_blocked(values_out, team.member * Items, values, holds, words);
-        });
-    }
-    else
-    {
-        put_row(team, row_keys, row_values, keys, values, mine);
-        for(unsigned int i = team.member; i < size; i += Team::size)
+        // Teams that share a hardware wavefront take it always: its shuffles need every lane.
+        const unsigned int skew = std::uint32_t(reinterpret_cast<std::uintptr_t>(keys_out)) % 16 / sizeof(Key);
+        if(Team::size < device_wavefront_size() || skew != 0 || !words)
         {
-            keys_out[i] = row_keys[i];
-            values_out[i] = row_values[i];
+            store_skewed(team, row_keys, row_values, keys_out, values_out, from, keys, skew, size);
+            return;
         }
     }
+    Value values[Items];
+    gather_row(row_values, from, values);
+    with_member_items<Items>(team, size, [&](auto holds) {
+        store_blocked(keys_out, team.member * Items, keys, holds, words);
+        store_blocked(values_out, team.member * Items, values, holds, words);
+    });
 }
 
 } // namespace detail

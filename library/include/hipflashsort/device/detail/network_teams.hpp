@@ -104,7 +104,7 @@ HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&
 // members, member m holding the row's blocked positions m * Items ... . It orders its members'
 // LDS accesses (barrier), votes (any), reduces (min_max), sorts 32-bit words with one network
 // (sort) and shows each member the next member's first word (above_next). Every member calls
-// each of these, in the same order.
+// each of these, in the same order. Its members are logical wavefronts of `lanes`, in order.
 
 /// A logical wavefront of Lanes as a team. Its votes are ballots of the whole hardware wavefront,
 /// which may hold several teams: a team may then take a rare path that only another one needed.
@@ -112,6 +112,7 @@ template <unsigned int Lanes>
 struct wave_team
 {
     static constexpr unsigned int size = Lanes;
+    static constexpr unsigned int lanes = Lanes; // of each logical wavefront
     unsigned int member;
 
     HIPFLASHSORT_DEVICE void barrier() const { wave_barrier(); }
@@ -142,6 +143,7 @@ template <unsigned int Waves, unsigned int Lanes, unsigned int Rows = 1>
 struct block_team
 {
     static constexpr unsigned int size = Waves * Lanes;
+    static constexpr unsigned int lanes = Lanes; // of each logical wavefront
     struct storage_type
     {
         std::uint32_t low[Waves];
