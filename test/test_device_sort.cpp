@@ -33,23 +33,26 @@ struct sort_case
 };
 
 // Runs sort_keys / sort_pairs (Offset = void) or the segmented variants and returns the outputs.
+// The values' arrays start `value_shift` values into their buffers (the keys' at the start).
 template <class Key, class Value, bool Pairs, class Offset>
 void run_device(const std::vector<Key>& keys, const std::vector<Value>& values, std::vector<Key>& keys_out,
                 std::vector<Value>& values_out, order ord, bool in_place, const std::vector<Offset>* begins = nullptr,
-                const std::vector<Offset>* ends = nullptr)
+                const std::vector<Offset>* ends = nullptr, std::size_t value_shift = 0)
 {
     const std::size_t n = keys.size();
     device_buffer<Key> d_in(n), d_out(n);
-    device_buffer<Value> v_in(Pairs ? n : 0), v_out(Pairs ? n : 0);
+    device_buffer<Value> v_in_buffer(Pairs ? n + value_shift : 0), v_out_buffer(Pairs ? n + value_shift : 0);
     HIP_CHECK(d_in.upload(keys));
     Key* out = in_place ? d_in.ptr : d_out.ptr;
     if(!in_place && n) HIP_CHECK(hipMemcpy(d_out.ptr, keys.data(), n * sizeof(Key), hipMemcpyHostToDevice));
+    Value* v_in = nullptr;
     Value* vout = nullptr;
     if constexpr(Pairs)
     {
-        HIP_CHECK(v_in.upload(values));
-        vout = in_place ? v_in.ptr : v_out.ptr;
-        if(!in_place && n) HIP_CHECK(v_out.poison());
+        v_in = v_in_buffer.ptr + value_shift;
+        if(n) HIP_CHECK(hipMemcpy(v_in, values.data(), n * sizeof(Value), hipMemcpyHostToDevice));
+        vout = in_place ? v_in : v_out_buffer.ptr + value_shift;
+        if(!in_place && n) HIP_CHECK(v_out_buffer.poison());
     }
     const std::size_t segments = begins ? begins->size() : 1;
     device_buffer<Offset> d_begins(begins ? segments : 0), d_ends(begins ? segments : 0);
@@ -63,14 +66,14 @@ void run_device(const std::vector<Key>& keys, const std::vector<Value>& values, 
         if(begins)
         {
             if constexpr(Pairs)
-                return hipflashsort::segmented_sort_pairs(temp, bytes, d_in.ptr, out, v_in.ptr, vout, n, segments,
+                return hipflashsort::segmented_sort_pairs(temp, bytes, d_in.ptr, out, v_in, vout, n, segments,
                                                           d_begins.ptr, d_ends.ptr, ord);
             else
                 return hipflashsort::segmented_sort_keys(temp, bytes, d_in.ptr, out, n, segments, d_begins.ptr,
                                                          d_ends.ptr, ord);
         }
         if constexpr(Pairs)
-            return hipflashsort::sort_pairs(temp, bytes, d_in.ptr, out, v_in.ptr, vout, n, ord);
+            return hipflashsort::sort_pairs(temp, bytes, d_in.ptr, out, v_in, vout, n, ord);
         else
             return hipflashsort::sort_keys(temp, bytes, d_in.ptr, out, n, ord);
     };
@@ -311,7 +314,7 @@ Value value_at(std::uint32_t index)
 /// compares keys and values bitwise with a host stable sort; the rest must stay untouched.
 template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
 void check_segmented_input(const std::vector<Key>& keys, const std::vector<Offset>& begins,
-                           const std::vector<Offset>& ends, order ord, bool in_place)
+                           const std::vector<Offset>& ends, order ord, bool in_place, std::size_t value_shift = 0)
 {
     const std::size_t n = keys.size();
     std::vector<std::uint32_t> index(n);
@@ -328,7 +331,7 @@ void check_segmented_input(const std::vector<Key>& keys, const std::vector<Offse
     // Gaps: the output buffer starts as a copy of the input, so untouched gaps equal the input.
     std::vector<Key> gk;
     std::vector<Value> gv;
-    run_device<Key, Value, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends);
+    run_device<Key, Value, Pairs, Offset>(keys, values, gk, gv, ord, in_place, &begins, &ends, value_shift);
     ASSERT_EQ(test_utils::first_mismatch(gk, ek), -1) << "segments=" << begins.size() << " n=" << n;
     if(Pairs)
     {
@@ -365,13 +368,13 @@ struct segment_list
 
 template <class Key, class Offset, bool Pairs, class Value = std::uint32_t>
 void check_segmented(const std::vector<std::size_t>& seg_sizes, std::size_t gap, distribution d, order ord,
-                     bool in_place, std::uint64_t seed)
+                     bool in_place, std::uint64_t seed, std::size_t value_shift = 0)
 {
     std::vector<Offset> begins, ends;
     std::size_t n = 0;
     make_layout(0, seg_sizes, gap, begins, ends, n);
     check_segmented_input<Key, Offset, Pairs, Value>(test_utils::generate<Key>(n, d, seed), begins, ends, ord,
-                                                     in_place);
+                                                     in_place, value_shift);
 }
 
 TEST(SegmentedSort, ClassBoundariesAndLayouts)
@@ -773,10 +776,13 @@ TEST(SegmentedSort, FloatPairsOnValueFields)
 }
 
 // sort_composites writes its sorted keys and values out in 16-byte words where the outputs'
-// alignment allows, item by item or through a key-by-key row copy where it does not (members of up
-// to 8 items), and through copy_striped's words or keys (members of 16): segments of each size
-// modulo 4 in the wavefront and block network classes, at every alignment (gaps of 1 to 3 keys
-// shift them), with values of 4, 8 and 16 bytes, in place too.
+// alignment allows, item by item where it does not (networks under 256 positions), skewed to the
+// keys' 16-byte grid (networks of 256 positions and more, members of up to 8 items: whole members
+// in words, the lanes at the ends of each logical wavefront and segment item by item), and
+// through copy_striped's words or keys (members of 16): segments of each size modulo 4 in the
+// wavefront and block network classes, at every alignment (gaps of 1 to 3 keys shift them), with
+// values of 4, 8 and 16 bytes, in place too. The values' arrays also start one value off the
+// keys' alignment, where the skewed stores write the values item by item.
 TEST(SegmentedSort, WordCopiesAtEveryAlignment)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -791,6 +797,10 @@ TEST(SegmentedSort, WordCopiesAtEveryAlignment)
                                                          true, seed++);
         check_segmented<std::int16_t, int, true, payload16>(sizes, gap, distribution::few_unique, order::ascending,
                                                             false, seed++);
+        check_segmented<std::uint32_t, int, true>(sizes, gap, distribution::uniform_bits, order::descending, false,
+                                                  seed++, 1);
+        check_segmented<std::int32_t, int, true, std::uint64_t>(sizes, gap, distribution::uniform_bits,
+                                                                order::ascending, true, seed++, 1);
     }
 }
 
