@@ -82,9 +82,8 @@ public:
                                   const Value* values_in, Value* values_out, unsigned int size,
                                   order ord = order::ascending)
     {
-        load(storage, keys_in, values_in, size);
         word lo, hi;
-        min_max(storage, size, ord, lo, hi);
+        load(storage, keys_in, values_in, size, ord, lo, hi);
         if(size <= 1 || lo == hi)
         {
             // One key, or all keys equal: the stable order is the input order.
@@ -105,23 +104,23 @@ public:
 private:
     HIPFLASHSORT_DEVICE static word image(const Key& k, order ord) { return word(codec::order_image(k, ord)); }
 
-    HIPFLASHSORT_DEVICE static void load(storage_type& s, const Key* keys, const Value* values, unsigned int size)
-    {
-        for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
-        {
-            s.keys[i] = keys[i];
-            if constexpr(with_values) s.values[i] = values[i];
-        }
-        syncthreads();
-    }
-
-    HIPFLASHSORT_DEVICE static void min_max(storage_type& s, unsigned int size, order ord, word& lo, word& hi)
+    // Stages the keys and values and reduces the keys' smallest and largest image on the way,
+    // instead of reading the staged keys again (block_min_max's barriers order the staging too).
+    // H100, Gkeys/s, medians of three rounds: 2^26 pairs in segments of 4096 (512 threads)
+    // u32+u32 80.3 -> 81.8, f32+u32 77.9 -> 79.6; device sorts of u64 / f64 / u64+u64 keys at
+    // 2^20 to 2^26 the same in six rounds (2^24: 18.2 / 17.0 / 9.8 both ways). Loading all of a
+    // thread's keys before staging any spilled the 4096 class of f64 keys.
+    HIPFLASHSORT_DEVICE static void load(storage_type& s, const Key* keys, const Value* values, unsigned int size,
+                                         order ord, word& lo, word& hi)
     {
         lo = ~word(0);
         hi = 0;
         for(unsigned int i = threadIdx.x; i < size; i += BlockSize)
         {
-            const word v = image(s.keys[i], ord);
+            const Key key = keys[i];
+            s.keys[i] = key;
+            if constexpr(with_values) s.values[i] = values[i];
+            const word v = image(key, ord);
             lo = detail::min_of(lo, v);
             hi = detail::max_of(hi, v);
         }
