@@ -108,8 +108,8 @@ private:
     // instead of reading the staged keys again (block_min_max's barriers order the staging too).
     // H100, Gkeys/s, medians of three rounds: 2^26 pairs in segments of 4096 (512 threads)
     // u32+u32 80.3 -> 81.8, f32+u32 77.9 -> 79.6; device sorts of u64 / f64 / u64+u64 keys at
-    // 2^20 to 2^26 the same in six rounds (2^24: 18.2 / 17.0 / 9.8 both ways). Loading all of a
-    // thread's keys before staging any spilled the 4096 class of f64 keys.
+    // 2^20 to 2^26 within 0.1 in six rounds (2^24: 18.2 / 17.0 / 9.8 -> 18.3 / 17.0 / 9.8).
+    // Loading all of a thread's keys before staging any spilled the 4096 class of f64 keys.
     HIPFLASHSORT_DEVICE static void load(storage_type& s, const Key* keys, const Value* values, unsigned int size,
                                          order ord, word& lo, word& hi)
     {
