@@ -456,7 +456,8 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     // (copy_striped). Members of up to 8 store their keys and values straight from registers,
     // blocked: in 16-byte words where both outputs are 16-byte aligned, else item by item, except
     // in networks of 256 positions and more, which store them skewed to the keys' 16-byte grid
-    // (store_skewed) where the outputs are not both aligned. Straight from registers, the block
+    // (store_skewed) where the outputs are not both aligned (keys of 2 and 4 bytes; a member's 8
+    // one-byte keys make no word, so those go item by item). Straight from registers, the block
     // pair network saves the row's rewrite and its two block barriers. H100, 2^26 pairs,
     // Gkeys/s, medians of three rounds, before -> after:
     // - u32+u32 segments of 16 / 32 / 64 / 112 / 113 / 256 pairs 139.6 / 144.6 / 154.5 / 149.4 /
@@ -470,7 +471,10 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     //   1001 / 1024 pairs 104.8 / 109.2 / 105.7 / 117.3 -> 104.6 / 112.6 / 105.8 / 119.7, f32+u32
     //   93.2 / 98.9 / 93.5 / 105.1 -> 93.5 / 99.1 / 94.2 / 106.9. Capped at 48 registers (ten
     //   blocks per multiprocessor instead of nine), u32+u32 gained no more than the rounds'
-    //   spread (1000 pairs 113.3) and f32+u32, spilling, lost 2% (97.3).
+    //   spread (1000 pairs 113.3) and f32+u32, spilling, lost 2% (97.3). The 129-256 pair
+    //   class (a wavefront team of 256 positions) runs f32+u32 about 1% slower so, aligned
+    //   segments included (200 / 250 / 255 pairs 111.5 / 124.5 / 124.1 -> 110.3 / 122.5 / 122.5),
+    //   u32+u32 the same; storing its unaligned outputs item by item instead was no better.
     // - Straight out in the 512-pair class (16 items), at 118 registers instead of 96: segments
     //   of 501 pairs 107.3 -> 100.7.
     // - This code's layout matters: the same steps as a separate function, inlined, ran
