@@ -656,6 +656,65 @@ TEST(SegmentedSort, FlashNetworkPairs)
     }
 }
 
+/// A segment of about n keys in runs that tie in the flash network pair class's composites: run
+/// lengths 1 to 12 (most 1, some past the 8 that are settled in place), each run's keys equal or
+/// differing only in their two lowest bits (equal in the image bits kept), shuffled.
+std::vector<std::uint32_t> tie_runs_segment(unsigned int n, std::mt19937& rng)
+{
+    std::vector<std::uint32_t> seg;
+    while(seg.size() < n)
+    {
+        const std::uint32_t base = static_cast<std::uint32_t>(rng()) & ~63u;
+        const unsigned int length = rng() % 4 != 0 ? 1u : 2u + static_cast<unsigned int>(rng() % 11);
+        const bool equal = rng() % 2 == 0;
+        for(unsigned int i = 0; i < length && seg.size() < n; i++)
+            seg.push_back(base | (equal ? 0u : static_cast<std::uint32_t>(rng() % 4)));
+    }
+    std::shuffle(seg.begin(), seg.end(), rng);
+    return seg;
+}
+
+// The flash network pair class stages each bucket's keys in the hardware's order, so keys that tie
+// in the composites' kept bits (equal keys, keys differing only in bits dropped, float zeros of
+// either sign) come out of the first pass in that order: runs of up to 8 are put into (image,
+// input position) order in place, longer ones take the passes by input position. Runs of 1 to 12
+// of either kind, duplicated floats of [0, 1) and zero runs mixing -0 and +0.
+TEST(SegmentedSort, FlashNetworkPairsTieRuns)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937 rng(4100);
+    segment_list<> l;
+    for(const unsigned int n : {4097u, 5000u, 8192u, 12000u, 16383u, 16384u})
+    {
+        for(int r = 0; r < 3; r++) l.add(tie_runs_segment(n, rng));
+    }
+    for(const bool in_place : {false, true})
+    {
+        check_segmented_input<std::uint32_t, int, true>(l.keys, l.begins, l.ends, order::ascending, in_place);
+        check_segmented_input<std::uint32_t, int, true>(l.complements(), l.begins, l.ends, order::descending, in_place);
+    }
+    segment_list<float> f;
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    for(const unsigned int n : {4097u, 8192u, 16384u})
+    {
+        for(int r = 0; r < 3; r++)
+        {
+            std::vector<float> seg;
+            while(seg.size() < n)
+            {
+                const float key = rng() % 16 == 0 ? 0.0f : unit(rng);
+                const unsigned int length = rng() % 3 != 0 ? 1u : 2u + static_cast<unsigned int>(rng() % 11);
+                for(unsigned int i = 0; i < length && seg.size() < n; i++)
+                    seg.push_back(key == 0.0f && rng() % 2 == 0 ? -0.0f : key);
+            }
+            std::shuffle(seg.begin(), seg.end(), rng);
+            f.add(seg);
+        }
+    }
+    for(const order ord : {order::ascending, order::descending})
+        check_segmented_input<float, int, true>(f.keys, f.begins, f.ends, ord, ord == order::descending);
+}
+
 // Pairs of 16385 keys and more take a partition round whose buckets average 9/10 of the 512 or
 // 1024 network class (96 segments fill the GPU's blocks), so some buckets pass the class and
 // take the next one; skewed keys (an outlier, few values, coarse and fine) leave uneven buckets
