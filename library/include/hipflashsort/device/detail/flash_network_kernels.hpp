@@ -190,7 +190,12 @@ struct flash_network_sort
                 const bool copy = job.windows > 1 && job.in == job.out;
                 const unsigned int first = lds.window_first[w], last = lds.window_first[w + 1];
                 const unsigned int base = lds.lds_first[first];
-                stage(w == 0 || !copy ? job.in : job.scratch, job.size, lds.classify, first, last, base,
+                // In registers through the staging: read there from LDS, its fields were loaded again
+                // for every key, the staging's LDS atomics and stores being possible writes to them
+                // (H100, 2^26 keys, Gkeys/s, medians of three rounds: segments of 32768 / 65536
+                // keys u32 90.3 / 77.2 -> 91.8 / 78.3, f32 83.5 / 72.8 -> 86.8 / 75.5).
+                const flash_classifier<Key> classify_window = lds.classify;
+                stage(w == 0 || !copy ? job.in : job.scratch, job.size, classify_window, first, last, base,
                       copy && w == 0 ? job.scratch : nullptr);
                 if(w + 1 == job.windows) prefetch_segment(job.next, job.next_size);
                 sort_buckets(nullptr, first, last, base);
