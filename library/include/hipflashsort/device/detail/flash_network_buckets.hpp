@@ -13,23 +13,29 @@ namespace detail {
 
 /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, j <
 /// Items, the loads of Batch items at a time issued before they are used.
-/// Where a thread has several batches, a whole one (every position below size) takes a path of
-/// its own: its loads at constant offsets from one address, without a bound test per key (with
-/// them the compiler kept a predicate and an address computation per key, reloaded the pointer,
-/// and branched around each key's use). H100, 2^26 keys, Gkeys/s, medians of three rounds: u32
-/// segments of 16385 / 24577 / 65536 keys 91.8 / 92.8 / 78.4 -> 99.6 / 100.1 / 86.1, f32 82.7 /
-/// 83.1 / 75.3 -> 91.3 / 93.1 / 83.8 (the wide classes); pairs of 8192 / 16384 u32+u32 57.6 /
-/// 59.0 -> 61.0 / 61.8, f32+u32 55.4 / 57.3 -> 58.0 / 59.9. The flash network class for keys
-/// alone loads all of a thread's 32 keys in one batch, whole only in segments of 16384, and keeps
-/// one path: with this one, f32 16384 / 12000 ran 100.8 / 96.3 -> 95.4 / 95.4 and u32 12000
-/// 110.1 -> 105.8; with batches of 16 (so whole ones), segments of 8192 u32 / f32 93.9 / 82.6 ->
-/// 106.7 / 96.1 but of 12000 110.1 / 96.3 -> 99.3 / 94.8, and the power-law mix 57.8 -> 55.9.
-template <unsigned int BlockSize, unsigned int Items, unsigned int Batch = (Items <= 32 ? Items : 16), class Key,
+/// A whole batch (every position below size; the block's alike) takes a path of its own: its
+/// loads at constant offsets from one address, without a bound test per key (with them the
+/// compiler kept a predicate and an address computation per key, reloaded the pointer, and
+/// branched around each key's use). The last batch runs in rolled steps of 8 with the tests.
+/// H100, 2^26 keys, Gkeys/s, medians of three rounds:
+/// - whole batches, where a thread had several: u32 segments of 16385 / 24577 / 65536 keys 91.8
+///   / 92.8 / 78.4 -> 99.6 / 100.1 / 86.1, f32 82.7 / 83.1 / 75.3 -> 91.3 / 93.1 / 83.8 (the wide
+///   classes); pairs of 8192 / 16384 u32+u32 57.6 / 59.0 -> 61.0 / 61.8, f32+u32 55.4 / 57.3 ->
+///   58.0 / 59.9.
+/// - then the flash network class for keys alone, whose threads loaded their 32 keys in one
+///   batch, in two of 16, the last one in steps of 8: u32 segments of 8192 / 12000 / 16384 keys
+///   94.2 / 109.5 / 116.4 -> 108.3 / 110.1 / 121.0, f32 82.3 / 95.8 / 100.2 -> 98.2 / 102.3 /
+///   109.4; pairs of 12000 / 16384 u32+u32 60.9 / 61.9 -> 63.3 / 63.7, f32+u32 58.0 / 59.6 ->
+///   60.3 / 61.0. Batches of 16 with the last one unrolled lost segments of 12000 u32 keys 9%
+///   (many of their positions are in the last batch); steps of 4 instead of 8 gained less at
+///   most sizes.
+template <unsigned int BlockSize, unsigned int Items, unsigned int Batch = (Items < 16 ? Items : 16), class Key,
           class F>
 HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
 {
     constexpr unsigned int unroll = Batch;
-    static_assert(Items % unroll == 0, "whole batches of loads");
+    constexpr unsigned int step = unroll < 8 ? unroll : 8;
+    static_assert(Items % unroll == 0 && unroll % step == 0, "whole batches of loads");
     for(unsigned int j0 = 0; j0 < Items && j0 * BlockSize < size; j0 += unroll)
     {
         // Every load of the batch before any use: with each use inside its load's bound test,
@@ -43,7 +49,6 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
         {
             if((j0 + unroll) * BlockSize <= size)
             {
-                // A whole batch (the block's alike).
                 const unsigned int p0 = j0 * BlockSize + threadIdx.x;
                 const Key* const from = in + p0;
 #pragma unroll
@@ -53,17 +58,21 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
                 continue;
             }
         }
-#pragma unroll
-        for(unsigned int j = 0; j < unroll; j++)
+#pragma unroll 1
+        for(unsigned int t0 = j0; t0 < j0 + unroll && t0 * BlockSize < size; t0 += step)
         {
-            const unsigned int p = (j0 + j) * BlockSize + threadIdx.x;
-            if(p < size) keys[j] = in[p];
-        }
 #pragma unroll
-        for(unsigned int j = 0; j < unroll; j++)
-        {
-            const unsigned int p = (j0 + j) * BlockSize + threadIdx.x;
-            if(p < size) f(p, keys[j]);
+            for(unsigned int j = 0; j < step; j++)
+            {
+                const unsigned int p = (t0 + j) * BlockSize + threadIdx.x;
+                if(p < size) keys[j] = in[p];
+            }
+#pragma unroll
+            for(unsigned int j = 0; j < step; j++)
+            {
+                const unsigned int p = (t0 + j) * BlockSize + threadIdx.x;
+                if(p < size) f(p, keys[j]);
+            }
         }
     }
 }
