@@ -249,6 +249,7 @@ struct flash_network_pair_sort
     // reads for 0.54 GB of keys and values). H100, 2^26 pairs, u32+u32 segments of 16384 pairs:
     // 39.1 -> 58.9 Gkeys/s.
     static constexpr unsigned int batch = items < 16 ? items : 16;
+    static constexpr bool whole_steps = false; // see for_each_striped
     static constexpr bool values_fit_keys = sizeof(Value) <= sizeof(Key) && alignof(Value) <= alignof(Key);
 
     struct storage_type
@@ -328,7 +329,7 @@ private:
     {
         lo = ~std::uint32_t(0);
         hi = 0;
-        for_each_striped<BlockSize, items, batch>(keys, size, [&](unsigned int, const Key& key) {
+        for_each_striped<BlockSize, items, batch, whole_steps>(keys, size, [&](unsigned int, const Key& key) {
             const std::uint32_t v = image(key, ord);
             lo = min_of(lo, v);
             hi = max_of(hi, v);
@@ -341,7 +342,7 @@ private:
     {
         for(unsigned int b = threadIdx.x; b < classify.buckets; b += BlockSize) lds.cursor[b] = 0;
         syncthreads();
-        for_each_striped<BlockSize, items, batch>(in, size, [&](unsigned int, const Key& key) {
+        for_each_striped<BlockSize, items, batch, whole_steps>(in, size, [&](unsigned int, const Key& key) {
             atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
         });
         syncthreads();
@@ -370,7 +371,7 @@ private:
     template <class Classify>
     HIPFLASHSORT_DEVICE void stage(const Key* in, unsigned int size, const Classify& classify)
     {
-        for_each_striped<BlockSize, items, batch>(in, size, [&](unsigned int p, const Key& key) {
+        for_each_striped<BlockSize, items, batch, whole_steps>(in, size, [&](unsigned int p, const Key& key) {
             const unsigned int slot = atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
             lds.keys[slot] = key;
             lds.index[slot] = static_cast<std::uint16_t>(p);
@@ -381,7 +382,7 @@ private:
     /// to[0, size) = from[0, size); returns `to`.
     HIPFLASHSORT_DEVICE static const Value* copy_values(const Value* from, Value* to, unsigned int size)
     {
-        for_each_striped<BlockSize, items, batch>(from, size, [&](unsigned int p, const Value& v) { to[p] = v; });
+        for_each_striped<BlockSize, items, batch, whole_steps>(from, size, [&](unsigned int p, const Value& v) { to[p] = v; });
         syncthreads(); // the copies are visible to the block
         return to;
     }
