@@ -11,6 +11,18 @@
 namespace hipflashsort {
 namespace detail {
 
+/// Calls f(p, in[p]) for p = p0 + j * BlockSize, j < N, all below the segment's size: every load
+/// first, at constant offsets from one address, into keys[0, N), then every call.
+template <unsigned int BlockSize, unsigned int N, class Key, class F>
+HIPFLASHSORT_DEVICE void for_each_whole(const Key* in, unsigned int p0, Key* keys, F& f)
+{
+    const Key* const from = in + p0;
+#pragma unroll
+    for(unsigned int j = 0; j < N; j++) keys[j] = from[j * BlockSize];
+#pragma unroll
+    for(unsigned int j = 0; j < N; j++) f(p0 + j * BlockSize, keys[j]);
+}
+
 /// Calls f(p, in[p]) for the thread's positions p = j * BlockSize + threadIdx.x < size, j <
 /// Items, the loads of Batch items at a time issued before they are used.
 /// A whole batch (every position below size; the block's alike) takes a path of its own: its
@@ -55,12 +67,7 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
         {
             if((j0 + unroll) * BlockSize <= size)
             {
-                const unsigned int p0 = j0 * BlockSize + threadIdx.x;
-                const Key* const from = in + p0;
-#pragma unroll
-                for(unsigned int j = 0; j < unroll; j++) keys[j] = from[j * BlockSize];
-#pragma unroll
-                for(unsigned int j = 0; j < unroll; j++) f(p0 + j * BlockSize, keys[j]);
+                for_each_whole<BlockSize, unroll>(in, j0 * BlockSize + threadIdx.x, keys, f);
                 continue;
             }
         }
@@ -71,12 +78,7 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
             {
                 if((t0 + step) * BlockSize <= size)
                 {
-                    const unsigned int p0 = t0 * BlockSize + threadIdx.x;
-                    const Key* const from = in + p0;
-#pragma unroll
-                    for(unsigned int j = 0; j < step; j++) keys[j] = from[j * BlockSize];
-#pragma unroll
-                    for(unsigned int j = 0; j < step; j++) f(p0 + j * BlockSize, keys[j]);
+                    for_each_whole<BlockSize, step>(in, t0 * BlockSize + threadIdx.x, keys, f);
                     continue;
                 }
             }
