@@ -176,7 +176,9 @@ HIPFLASHSORT_DEVICE void load_striped_fields(const Team& team, const Key* row_ke
 /// first. Floats of [0, 1) repeat (a float holds 2^23 values per binade), and rows holding a
 /// repeated key took the three passes: H100, 2^26 pairs, medians of three rounds, Gkeys/s,
 /// settled instead: f32+u32 segments of 8192 / 12000 / 16384 pairs 51.4 / 52.2 / 52.4 -> 55.3 /
-/// 56.5 / 57.5, u32+u32 55.1 / 57.5 / 59.0 -> 57.5 / 59.0 / 59.0.
+/// 56.5 / 57.5, u32+u32 55.1 / 57.5 / 59.0 -> 57.5 / 59.0 / 59.0 (members finding and sorting
+/// their runs in one step; in two, as here, so that none reads what another rewrites, another
+/// call read 55.0 / 56.3 / 57.3 and 57.4 / 58.9 / 59.0).
 /// The sorted row goes back to LDS, and keys_out[i] / values_out[i] take rank i's key and
 /// values_from[its input position]; without values_out the values are left to the caller, which
 /// finds the row's input positions in rank order.
