@@ -173,12 +173,7 @@ struct flash_classifier
     {
         if constexpr(codec::is_float)
         {
-            if(by_value)
-            {
-                const real offset = descending ? origin - k : k - origin;
-                const real position = offset * scale;
-                return position < real(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
-            }
+            if(by_value) return value_bucket(k);
         }
         else
         {
@@ -190,6 +185,15 @@ struct flash_classifier
             }
         }
         return by_image(image);
+    }
+
+    /// Bucket of a finite float key by its value: operator() where by_value holds, for callers
+    /// that test by_value once for many keys.
+    HIPFLASHSORT_HOST_DEVICE unsigned int value_bucket(const Key& k) const
+    {
+        const real offset = descending ? origin - k : k - origin;
+        const real position = offset * scale;
+        return position < real(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
     }
 
     /// A distance's logarithm, monotone in it: the bits of the distance as a float, shifted so
