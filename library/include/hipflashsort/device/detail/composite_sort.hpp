@@ -5,6 +5,7 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_COMPOSITE_SORT_HPP_
 
 #include <cstdint>
+#include <limits>
 
 #include "../../block/detail/block_primitives.hpp"
 #include "../../detail/bit_math.hpp"
@@ -182,11 +183,26 @@ HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&im
     });
 }
 
-/// ranks_inverted for floats that are all finite: a float comparison orders them as their order
-/// images do (-0 equals +0, and there is no NaN), so only the two keys compared across members
-/// need images. In the block pair network (value fields, whose ranges are finite) this took the
-/// f32+u32 kernel from 8 bytes of spill to none; H100, 2^26 pairs, medians of five rotated rounds,
-/// segments of 1000 / 1024 f32+u32 pairs 99.9 / 107.4 -> 103.5 / 111.1 Gkeys/s.
+/// Whether the floats whose order images lie in [low, high] are all normal or infinite: no
+/// subnormal and no zero, which builds that flush subnormals to zero (fast math) would compare as
+/// equal although their images differ. This test costs segments of 1000 / 1024 f32+u32 pairs
+/// 104.2 / 111.4 -> 103.4 / 110.6 Gkeys/s (H100, medians of five rotated rounds).
+template <class Key>
+HIPFLASHSORT_DEVICE bool clear_of_subnormals(std::uint32_t low, std::uint32_t high, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    constexpr Key smallest_normal = std::numeric_limits<Key>::min();
+    const std::uint32_t a = std::uint32_t(codec::order_image(-smallest_normal, ord));
+    const std::uint32_t b = std::uint32_t(codec::order_image(smallest_normal, ord));
+    return high <= min_of(a, b) || low >= max_of(a, b);
+}
+
+/// ranks_inverted for finite floats clear of subnormals (clear_of_subnormals): a float comparison
+/// orders them as their order images do, in any floating-point mode (no NaN, and no subnormal that
+/// a flush to zero would merge), so only the two keys compared across members need images. In the
+/// block pair network (value fields) this took the f32+u32 kernel from 8 bytes of spill to none;
+/// H100, 2^26 pairs, medians of five rotated rounds, segments of 1000 / 1024 f32+u32 pairs 99.9 /
+/// 107.4 -> 103.5 / 111.1 Gkeys/s (before the subnormal test).
 template <class Team, class Key, unsigned int Items>
 HIPFLASHSORT_DEVICE bool finite_ranks_inverted(const Team& team, const Key (&sorted)[Items], unsigned int size,
                                                order ord)
@@ -204,7 +220,8 @@ HIPFLASHSORT_DEVICE bool finite_ranks_inverted(const Team& team, const Key (&sor
     using codec = radix_key_codec<Key>;
     const std::uint32_t last_image
         = first + Items - 1 < size ? std::uint32_t(codec::order_image(sorted[Items - 1], ord)) : ~std::uint32_t(0);
-    const std::uint32_t first_image = first < size ? std::uint32_t(codec::order_image(sorted[0], ord)) : ~std::uint32_t(0);
+    const std::uint32_t first_image
+        = first < size ? std::uint32_t(codec::order_image(sorted[0], ord)) : ~std::uint32_t(0);
     const bool across = team.above_next(last_image, first_image);
     return inverted || across;
 }
@@ -213,11 +230,11 @@ HIPFLASHSORT_DEVICE bool finite_ranks_inverted(const Team& team, const Key (&sor
 /// neighbours, and its last key against the next member's first.
 template <class Team, class Key, unsigned int Items>
 HIPFLASHSORT_DEVICE bool ranks_inverted(const Team& team, const Key (&sorted)[Items], unsigned int size, order ord,
-                                        bool finite = false)
+                                        bool comparable = false)
 {
     if constexpr(radix_key_codec<Key>::is_float)
     {
-        if(finite) return finite_ranks_inverted(team, sorted, size, ord);
+        if(comparable) return finite_ranks_inverted(team, sorted, size, ord);
     }
     std::uint32_t images[Items];
     order_images(sorted, ord, images);
@@ -410,10 +427,13 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     constexpr bool value_fields = radix_key_codec<Key>::is_float && Team::size * Items >= settle_positions;
     flash_classifier<Key> by_value{};
     bool valued = false;
+    bool comparable = false;
     if constexpr(value_fields)
     {
         by_value = flash_classifier<Key>::make(low, high, 1u << field_bits, ord);
         valued = by_value.by_value; // the same for the whole team: its range
+        // A finite range: its keys compare as floats in the inversion checks, where no subnormal lies in it.
+        comparable = valued && clear_of_subnormals<Key>(low, high, ord);
     }
     // Up to three passes of one network: by kept bits, and when that leaves keys out of order,
     // by dropped bits, then by kept bits again. Networks of 256 positions and more run them in
@@ -458,13 +478,13 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
             // Both votes are team-uniform, and every member runs the exchanges inside.
             const bool approximate = shift != 0 || valued;
             if(!team.any(approximate)) return false;
-            const bool inverted = ranks_inverted(team, keys, size, ord, valued);
+            const bool inverted = ranks_inverted(team, keys, size, ord, comparable);
             if(!team.any(approximate && inverted)) return false;
             if constexpr(Team::size * Items >= settle_positions)
             {
                 // Most such keys sit inside one member's items: settled there, no further pass.
                 settle_member_runs(team, keys, from, size, ord);
-                if(!team.any(ranks_inverted(team, keys, size, ord, valued))) return false;
+                if(!team.any(ranks_inverted(team, keys, size, ord, comparable))) return false;
                 // The row's images again, in staged order, so that they need no registers
                 // through the first pass.
                 if(mine) lds_keys::load(row_keys, team.member, keys);
