@@ -1,8 +1,10 @@
-// The partition round's host-side plan, without a GPU: the chunks of every large segment cover it
-// exactly in whole tiles, one segment gets at most one chunk per resident scatter block, the
-// buckets are powers of two in range, and every list, the count matrix and the next round's
-// segment list stay inside the temporary storage that segmented_plan reserved from the sizes
-// alone (the bounds the device kernels rely on and never check).
+// The partition round's plan, without a GPU: the rules plan_partition_kernel applies to every
+// large segment (partition_planner), composed as the kernel composes them. The chunks of every
+// large segment cover it exactly in whole tiles, one segment gets at most one chunk per resident
+// scatter block, the buckets are in range, no round takes more chunks than the partition
+// kernels' grids (most_chunks), and every list, the count matrix and the next round's segment
+// list stay inside the temporary storage that segmented_plan reserved from the sizes alone (the
+// bounds the device kernels rely on and never check).
 #include <gtest/gtest.h>
 
 #include <hipflashsort/hipflashsort.hpp>
@@ -18,6 +20,7 @@ namespace {
 
 using hipflashsort::detail::partition_chunk;
 using hipflashsort::detail::partition_segment;
+using hipflashsort::detail::round_segments;
 using hipflashsort::detail::segment_range;
 
 template <class Key, class Value>
@@ -26,6 +29,7 @@ struct plan_check
     using config = hipflashsort::detail::segmented_config<Key, Value>;
     using plan_type = hipflashsort::detail::segmented_plan<Key, Value>;
     using runner_type = hipflashsort::detail::segmented_runner<Key, Value>;
+    using planner_type = hipflashsort::detail::partition_planner<Key, Value>;
 
     /// Stands in for a dynamic-LDS kernel: the plan only asks whether the GPU granted one.
     static void granted_kernel(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
@@ -33,12 +37,15 @@ struct plan_check
     {
     }
 
-    /// A runner for a GPU of `multiprocessors` that granted the dynamic flash classes or none.
-    static runner_type make_runner(const plan_type& plan, int multiprocessors, bool granted)
+    /// The rules of a runner for a GPU of `multiprocessors` that granted the dynamic flash
+    /// classes or none, and holds `resident` scatter blocks at once.
+    static planner_type make_planner(const plan_type& plan, int multiprocessors, bool granted,
+                                     unsigned int resident = 0)
     {
         runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, multiprocessors};
         std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, granted ? &granted_kernel : nullptr);
-        return runner;
+        runner.scatter_blocks = resident;
+        return runner.planner();
     }
 
     /// Plans one round over `large` (segments of a sort of `size` keys in `segments` segments)
@@ -54,67 +61,74 @@ struct plan_check
                       unsigned int resident, bool granted)
     {
         const plan_type plan(size, segments);
-        runner_type runner = make_runner(plan, static_cast<int>(std::max(1u, resident / 3)), granted);
-        runner.scatter_blocks = resident;
-        std::vector<partition_segment> segs;
-        std::vector<partition_chunk> chunks;
-        const std::uint64_t next = runner.plan_partition(large, segs, chunks);
-
-        ASSERT_EQ(segs.size(), large.size());
-        EXPECT_LE(segs.size(), plan.large_capacity);
-        EXPECT_LE(chunks.size(), plan.chunk_capacity) << "size " << size << ", resident " << resident;
-        EXPECT_LE(next, plan.next_capacity);
-        std::uint64_t matrix = 0, buckets = 0;
-        for(std::size_t i = 0; i < segs.size(); i++)
+        const planner_type rules
+            = make_planner(plan, static_cast<int>(std::max(1u, resident / 3)), granted, resident);
+        std::uint64_t tiles = 0, round_keys = 0;
+        for(const segment_range& r : large)
         {
-            const partition_segment& s = segs[i];
-            const std::uint64_t keys = s.range.end - s.range.begin;
-            EXPECT_EQ(s.matrix_offset, matrix);
-            EXPECT_EQ(s.next_first, buckets);
-            EXPECT_GE(s.buckets, 2u);
-            EXPECT_LE(s.buckets, config::partition_max_buckets);
-            if(keys <= std::uint64_t(config::partition_buckets) * (runner.largest_small() / 2))
-                EXPECT_LE(keys / s.buckets, runner.largest_small() / 2) << "one round must land small buckets";
-            if(keys <= runner.one_round_limit())
+            tiles += (r.end - r.begin + config::partition_tile - 1) / config::partition_tile;
+            round_keys += r.end - r.begin;
+        }
+        const std::uint64_t chunk_tiles = rules.chunk_tiles(tiles, large.size());
+        EXPECT_LE(large.size(), plan.large_capacity);
+        std::uint64_t chunks = 0, matrix = 0, buckets = 0;
+        for(std::size_t i = 0; i < large.size(); i++)
+        {
+            const std::uint64_t keys = large[i].end - large[i].begin;
+            const hipflashsort::detail::segment_plan p = rules.plan_segment(keys, round_keys, chunk_tiles);
+            EXPECT_GE(p.buckets, 2u);
+            EXPECT_LE(p.buckets, config::partition_max_buckets);
+            if(keys <= std::uint64_t(config::partition_buckets) * (rules.largest_small / 2))
+                EXPECT_LE(keys / p.buckets, rules.largest_small / 2) << "one round must land small buckets";
+            if(keys <= rules.one_round_limit())
             {
-                EXPECT_LE(keys / s.buckets, runner.largest_small() / 4 * 3) << "one round must land small buckets";
-                EXPECT_EQ(s.group_keys, 0u) << "a last round's buckets are the final segments";
+                EXPECT_LE(keys / p.buckets, rules.largest_small / 4 * 3) << "one round must land small buckets";
+                EXPECT_EQ(p.group_keys, 0u) << "a last round's buckets are the final segments";
             }
             else
             {
-                expect_next_round_lands(keys, s.buckets, runner);
-                EXPECT_GT(s.group_keys, 0u);
-                EXPECT_LE(s.group_keys, runner.one_round_limit()) << "groups add no round";
+                expect_next_round_lands(keys, p.buckets, rules);
+                EXPECT_GT(p.group_keys, 0u);
+                EXPECT_LE(p.group_keys, rules.one_round_limit()) << "groups add no round";
             }
-            if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(s.chunks, resident);
-            expect_cover(s, i, chunks);
-            matrix += std::uint64_t(s.chunks) * s.buckets;
-            buckets += s.buckets;
+            if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(p.chunks, resident);
+            partition_segment s{};
+            s.range = large[i];
+            s.chunk_items = p.chunk_items;
+            s.chunks = p.chunks;
+            expect_cover(s, static_cast<unsigned int>(i));
+            chunks += p.chunks;
+            matrix += std::uint64_t(p.chunks) * p.buckets;
+            buckets += p.buckets;
         }
+        EXPECT_LE(chunks, rules.most_chunks(large.size())) << "size " << size << ", resident " << resident;
+        EXPECT_LE(chunks, plan.chunk_capacity) << "size " << size << ", resident " << resident;
+        EXPECT_LE(buckets, plan.next_capacity);
         EXPECT_LE(matrix, plan.matrix_capacity) << "size " << size << ", resident " << resident;
     }
 
     /// A segment of several rounds gets [partition_round_buckets, partition_wide_buckets] buckets,
     /// and where those reach, buckets that the next round cuts to 4/5 of half the largest class.
-    static void expect_next_round_lands(std::uint64_t keys, unsigned int buckets, const runner_type& runner)
+    static void expect_next_round_lands(std::uint64_t keys, unsigned int buckets, const planner_type& rules)
     {
         EXPECT_GE(buckets, config::partition_round_buckets);
         EXPECT_LE(buckets, config::partition_wide_buckets);
         if(buckets < config::partition_wide_buckets)
         {
             const std::uint64_t next = keys / buckets + 1;
-            EXPECT_LE(next, runner.one_round_limit()) << keys << " keys";
-            EXPECT_LE(next / runner.buckets_for(next, next), runner.largest_small() / 2 / 5 * 4) << keys << " keys";
+            EXPECT_LE(next, rules.one_round_limit()) << keys << " keys";
+            EXPECT_LE(next / rules.buckets_for(next, next), rules.largest_small / 2 / 5 * 4) << keys << " keys";
         }
     }
 
-    /// The segment's chunks follow each other from its begin to its end, whole tiles but the last.
-    static void expect_cover(const partition_segment& s, std::size_t index, const std::vector<partition_chunk>& chunks)
+    /// The segment's chunks (chunk_of, as the kernel writes them) follow each other from its begin
+    /// to its end, whole tiles but the last.
+    static void expect_cover(const partition_segment& s, unsigned int index)
     {
         std::uint64_t at = s.range.begin;
         for(unsigned int c = 0; c < s.chunks; c++)
         {
-            const partition_chunk& k = chunks[s.first_chunk + c];
+            const partition_chunk k = hipflashsort::detail::chunk_of(s, index, c);
             EXPECT_EQ(k.segment, index);
             EXPECT_EQ(k.index, c);
             EXPECT_EQ(k.begin, at);
@@ -213,15 +227,15 @@ TEST(PartitionPlan, WideKeysAimAtLargeBucketsWhereTheRoundFillsTheGpu)
     const std::uint64_t round_keys = std::uint64_t(1) << 24;
     const wide::plan_type wide_plan(round_keys, 256);
     const narrow::plan_type narrow_plan(round_keys, 256);
-    const auto gpu = wide::make_runner(wide_plan, 132, true);
-    const std::uint64_t aim = std::min<std::uint64_t>(2048, gpu.largest_small() / 2);
+    const auto gpu = wide::make_planner(wide_plan, 132, true);
+    const std::uint64_t aim = std::min<std::uint64_t>(2048, gpu.largest_small / 2);
     ASSERT_GE(aim, 1024u) << "u64 keys have a dynamic flash class of 2048 or more";
     EXPECT_EQ(gpu.buckets_for(65536, round_keys), buckets(65536, aim));   // round 2 of 2^24 keys
     EXPECT_EQ(gpu.buckets_for(65536, 65536), buckets(65536, 512));        // a sort of 2^16 keys
     EXPECT_EQ(gpu.buckets_for(1 << 18, 1 << 18), buckets(1 << 18, 1024)); // 322 blocks fill 132 SMs
-    const auto refused = wide::make_runner(wide_plan, 132, false);        // no dynamic classes
+    const auto refused = wide::make_planner(wide_plan, 132, false);        // no dynamic classes
     EXPECT_EQ(refused.buckets_for(65536, round_keys), buckets(65536, 512));
-    const auto small_keys = narrow::make_runner(narrow_plan, 132, true);
+    const auto small_keys = narrow::make_planner(narrow_plan, 132, true);
     EXPECT_EQ(small_keys.buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
@@ -235,11 +249,11 @@ TEST(PartitionPlan, WideItemsTakeMoreBucketsOnlyToSpareARound)
     ASSERT_GT(config::partition_max_buckets, config::partition_buckets);
     const std::uint64_t size = std::uint64_t(1) << 20;
     const pairs::plan_type plan(size, 1);
-    const auto gpu = pairs::make_runner(plan, 132, true);
+    const auto gpu = pairs::make_planner(plan, 132, true);
     ASSERT_LE(size, gpu.one_round_limit());
     ASSERT_GT(size, gpu.one_round_limit(config::partition_buckets));
     EXPECT_EQ(gpu.buckets_for(size, size), config::partition_max_buckets);
-    EXPECT_LE(size / config::partition_max_buckets, gpu.largest_small() / 4 * 3);
+    EXPECT_LE(size / config::partition_max_buckets, gpu.largest_small / 4 * 3);
     // The second round of 2^27 pairs: 256 buckets of 2^19, each cut into partition_buckets.
     EXPECT_EQ(gpu.buckets_for(std::uint64_t(1) << 19, std::uint64_t(1) << 27), config::partition_buckets);
     // Narrower items keep one bucket count.
@@ -258,8 +272,8 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     ASSERT_GT(config::partition_min_run, 0u);
     const std::uint64_t round_keys = std::uint64_t(1) << 26;
     const pairs::plan_type plan(round_keys, round_keys / 16384);
-    const auto gpu = pairs::make_runner(plan, 132, true);
-    ASSERT_GE(gpu.largest_small() / 2, 1024u);
+    const auto gpu = pairs::make_planner(plan, 132, true);
+    ASSERT_GE(gpu.largest_small / 2, 1024u);
     const unsigned int most = config::partition_tile / config::partition_min_run;
     EXPECT_EQ(gpu.buckets_for(16384, round_keys), fuller_buckets(16384, 512));
     EXPECT_LE(gpu.buckets_for(16384, round_keys), most);
@@ -273,7 +287,7 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     // Keys alone keep the 512 class.
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
     const keys::plan_type key_plan(round_keys, round_keys / 65536);
-    EXPECT_EQ(keys::make_runner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
+    EXPECT_EQ(keys::make_planner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
 // The size classes of each key and value type: limits strictly increasing (a segment has one
@@ -478,4 +492,32 @@ TEST(PartitionPlan, BucketGroupsAreBoundedAndEven)
             EXPECT_LE(4 * fullest * members, 5 * keys);
         }
     }
+}
+
+// A round's large segments, as plan_partition_kernel reads them: the large list, then the wide
+// lists left to the partition, in that order, empty lists skipped; or the whole input as one.
+TEST(PartitionPlan, RoundSegmentsJoinTheLists)
+{
+    using hipflashsort::detail::round_segments;
+    using hipflashsort::detail::segment_range;
+    const segment_range large[] = {{0, 5000}, {9000, 20000}};
+    const segment_range wide[] = {{30000, 40000}};
+    const segment_range full[] = {{50000, 90000}, {100000, 170000}};
+    round_segments joined{{large, wide, full}, {2, 1, 2}, 0};
+    const segment_range expected[] = {large[0], large[1], wide[0], full[0], full[1]};
+    ASSERT_EQ(joined.size(), 5u);
+    for(unsigned int i = 0; i < 5; i++)
+    {
+        EXPECT_EQ(joined(i).begin, expected[i].begin) << i;
+        EXPECT_EQ(joined(i).end, expected[i].end) << i;
+    }
+    joined.count[1] = 0;
+    ASSERT_EQ(joined.size(), 4u);
+    EXPECT_EQ(joined(2).begin, full[0].begin);
+    joined.count[0] = 0;
+    EXPECT_EQ(joined(0).begin, full[0].begin);
+    const round_segments one{{}, {}, 123456};
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one(0).begin, 0u);
+    EXPECT_EQ(one(0).end, 123456u);
 }

@@ -49,8 +49,8 @@ namespace hipflashsort {
 /// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
 ///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
 ///   once to read back how many segments each size class got (so that only classes with
-///   segments are launched), once more when a dynamic-LDS network class ran (segments it hands
-///   to the partition) and once more when some segments need the multi-block partition.
+///   segments are launched), and once more when a dynamic-LDS network class ran (segments it
+///   hands to the partition); the multi-block partition is planned on the GPU.
 /// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
 ///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the
 ///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB

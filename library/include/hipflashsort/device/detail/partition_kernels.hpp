@@ -16,10 +16,12 @@
 namespace hipflashsort {
 namespace detail {
 
-/// A large segment being partitioned this round (host-built, device-completed).
+/// A large segment being partitioned this round (planned by plan_partition_kernel, completed by
+/// the partition's kernels).
 struct partition_segment
 {
     segment_range range;
+    std::uint64_t chunk_items;   // keys per chunk, whole tiles, the last chunk fewer
     std::uint64_t matrix_offset; // first entry of its buckets × chunks count matrix
     std::uint64_t next_first;    // index of its first bucket in the next round's segment list
     unsigned int buckets;        // bucket slots reserved (columns of the matrix)
@@ -36,6 +38,15 @@ struct partition_chunk
     std::uint64_t end;
     unsigned int segment;
     unsigned int index; // within its segment
+};
+
+/// What plan_partition_kernel leaves for the launches after it: the round's chunks (the
+/// partition kernels' grids are bounds, blocks past this many leave at once) and the next
+/// round's segments (its binning reads how many).
+struct round_totals
+{
+    std::uint64_t buckets;
+    std::uint64_t chunks;
 };
 
 template <class Key>
@@ -178,11 +189,13 @@ HIPFLASHSORT_DEVICE void for_each_chunk_key(const Key* keys, const partition_chu
 /// statistics. A segment's first chunk also zeroes its buckets' totals, which the histogram
 /// accumulates in the next round's ranges.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread>
-__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partition_chunk* chunks,
+__global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_totals* totals,
+                                                                 const partition_chunk* chunks,
                                                                  const partition_segment* segments, const Key* keys,
                                                                  std::uint64_t* stats, segment_range* next, order ord)
 {
     __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
+    if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     if(c.index == 0)
     {
@@ -213,13 +226,15 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const partitio
 /// Bucket counts of one chunk (LDS atomics), one column entry of its segment's matrix each, and
 /// added to the bucket's total, parked in its next-round range until partition_offsets_kernel.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
-__global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const partition_chunk* chunks,
+__global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const round_totals* totals,
+                                                                   const partition_chunk* chunks,
                                                                    const partition_segment* segments,
                                                                    const std::uint64_t* stats, const Key* keys,
                                                                    std::uint64_t* matrix, segment_range* next,
                                                                    order ord)
 {
     __shared__ unsigned int counts[MaxBuckets];
+    if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
     const auto classify = segment_classifier<Key>(stats, s, c.segment, s.buckets, ord);
@@ -630,13 +645,14 @@ struct chunk_scatter
 
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
-    const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* stats,
+    const round_totals* totals, const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* stats,
     const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups, const Key* keys_in,
     Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out, order ord)
 {
     using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
     constexpr unsigned int tile = scatter::tile;
     __shared__ typename scatter::storage_type lds;
+    if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
     const bool done = segment_is_constant(stats, c.segment);

@@ -6,13 +6,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <new>
-#include <vector>
 
 #include "../../config.hpp"
 #include "partition_kernels.hpp"
+#include "partition_plan.hpp"
 #include "segmented_config.hpp"
 #include "segmented_kernels.hpp"
 
@@ -28,14 +26,18 @@ struct single_segment
 
 inline std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-/// Where a partition round's plan lies, packed from byte `first` on: the seeds of the segments'
-/// statistics (segment_stat_words each), the segments, the chunks.
+/// Where a partition round's plan lies, packed from byte `first` on, for at most `n_segments`
+/// segments and `n_chunks` chunks: the round's totals, the segments' statistics
+/// (segment_stat_words each), the segments, the chunks.
 struct round_layout
 {
-    static_assert(sizeof(partition_segment) % 8 == 0 && sizeof(partition_chunk) % 8 == 0, "packed 8-byte fields");
-    std::size_t stats, segments, chunks, end;
+    static_assert(sizeof(round_totals) % 8 == 0 && sizeof(partition_segment) % 8 == 0
+                      && sizeof(partition_chunk) % 8 == 0,
+                  "packed 8-byte fields");
+    std::size_t totals, stats, segments, chunks, end;
     round_layout(std::size_t first, std::uint64_t n_segments, std::uint64_t n_chunks)
-        : stats(first), segments(stats + segment_stat_words * sizeof(std::uint64_t) * n_segments),
+        : totals(first), stats(totals + sizeof(round_totals)),
+          segments(stats + segment_stat_words * sizeof(std::uint64_t) * n_segments),
           chunks(segments + sizeof(partition_segment) * n_segments), end(chunks + sizeof(partition_chunk) * n_chunks)
     {
     }
@@ -69,8 +71,8 @@ struct segmented_plan
             entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
         }
         large_capacity = size / (config::largest_static + 1) + 1;
-        // A round cuts its S keys into chunks of at least one tile, about at most max_round_chunks
-        // of them plus one per segment (plan_partition); a segment of S_i keys has at most
+        // A round cuts its S keys into chunks of at least one tile, at most max_round_chunks of
+        // them plus one per segment (partition_planner::most_chunks); a segment of S_i keys has at most
         // S_i / partition_bucket_target buckets.
         const std::uint64_t round_chunks
             = std::min<std::uint64_t>(config::max_round_chunks, size / config::partition_tile + 1);
@@ -89,7 +91,6 @@ struct segmented_plan
             take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         take(groups, next_capacity * sizeof(std::uint16_t));
-        // The counters and the round's plan follow each other: a partition uploads both at once.
         take(counts, counters * sizeof(unsigned int));
         take(round, round_layout(0, large_capacity, chunk_capacity).end);
         take(matrix, matrix_capacity * sizeof(std::uint64_t));
@@ -114,7 +115,6 @@ struct segmented_runner
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
-    std::vector<unsigned char> staging; // the partition plan's host copy
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
     using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
                                       Value*, segment_range*, unsigned int*, order);
@@ -311,16 +311,18 @@ struct segmented_runner
         return at<std::uint64_t>(plan.small_lists) + plan.class_offset[c];
     }
 
-    /// Bins the round's segments, sorts every small one, and returns the large ones in `large`.
-    /// The class counts come back to the host (one synchronization) before the sorts are
-    /// launched, so only classes that hold segments get a launch, each with a grid of its size;
-    /// the large segments' list comes back after those launches (a second synchronization, while
-    /// the GPU sorts). `single_size`: the size of the only segment when the host knows it
-    /// (device-level sort), which needs no read-back. `buckets`: the segments are a partition
-    /// round's buckets (its plan upload zeroed the class counters).
+    /// Bins the round's segments, sorts every small one, and leaves the large ones in `large`
+    /// (their lists stay on the device, with the counts the host read). The class counts come
+    /// back to the host (one synchronization) before the sorts are launched, so only classes that
+    /// hold segments get a launch, each with a grid of its size; where a class can hand segments
+    /// on to the large list, its count comes back after those launches (a second
+    /// synchronization, while the GPU sorts). `listed`: where a kernel before wrote the number of
+    /// segments, of which `segments` is a bound. `single_size`: the size of the only segment when
+    /// the host knows it (device-level sort), which needs no read-back. `buckets`: the segments
+    /// are a partition round's buckets (its plan zeroed the class counters).
     template <class Source>
-    hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
-                          std::vector<segment_range>& large, bool buckets, std::uint64_t single_size = 0)
+    hipError_t sort_small(Source source, std::uint64_t segments, const std::uint64_t* listed, const Key* keys_in,
+                          const Value* values_in, round_segments& large, bool buckets, std::uint64_t single_size = 0)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_limits l = limits(!buckets);
@@ -329,8 +331,10 @@ struct segmented_runner
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
         if(!buckets)
             HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        const unsigned int bin_grid = grid_for(segments, 256, config::grid_blocks_per_sm);
-        bin_segments_kernel<<<bin_grid, 256, 0, stream>>>(source, segments, l, lists, counts, keys_in, keys_out,
+        // A partition's buckets are known on the host only by a bound: one wave of blocks (eight
+        // of 256 threads per multiprocessor) loops over however many there are.
+        const unsigned int bin_grid = grid_for(segments, 256, listed ? 8 : config::grid_blocks_per_sm);
+        bin_segments_kernel<<<bin_grid, 256, 0, stream>>>(source, segments, listed, l, lists, counts, keys_in, keys_out,
                                                           values_in, values_out);
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
@@ -348,7 +352,7 @@ struct segmented_runner
             widened[c] = wide[c].kernel ? host[config::large_class + 1 + c] : 0u;
             wide_total += widened[c];
         }
-        // Too few for the wide classes: their lists come back to the host with the large one.
+        // Too few for the wide classes: their lists join the large one.
         const bool widening = wide_total >= wide_min_segments();
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
         launch_block_network_classes(host, keys_in, values_in,
@@ -386,22 +390,15 @@ struct segmented_runner
                                                         sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
             HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
         }
-        const unsigned int listed = host[config::large_class];
-        large.resize(listed + (widening ? 0u : wide_total));
-        if(large.empty()) return hipSuccess;
-        if(listed != 0)
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data(), lists.large, listed * sizeof(segment_range),
-                                                        hipMemcpyDeviceToHost, stream));
-        std::size_t at_end = listed;
+        large = round_segments{};
+        large.list[0] = lists.large;
+        large.count[0] = host[config::large_class];
         for(unsigned int c = 0; c < wide_classes && !widening; c++)
         {
-            if(widened[c] == 0) continue;
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(large.data() + at_end, lists.wide[c],
-                                                        widened[c] * sizeof(segment_range),
-                                                        hipMemcpyDeviceToHost, stream));
-            at_end += widened[c];
+            large.list[1 + c] = lists.wide[c];
+            large.count[1 + c] = widened[c];
         }
-        return hipStreamSynchronize(stream);
+        return hipSuccess;
     }
 
     template <unsigned int... C>
@@ -506,239 +503,60 @@ struct segmented_runner
             class_list(config::first_dynamic_flash_class + D), count, keys_in, keys_out, values_in, values_out, ord);
     }
 
-    /// Largest segment that one round cuts into buckets averaging at most 3/4 of the largest
-    /// small class: uniform keys then land every bucket in a small class. (At half the class,
-    /// 2^28 u32 keys cut into 256 buckets of 2^20 ± noise sent half of them through a third
-    /// round, for a fifth of the sort's time.)
-    std::uint64_t one_round_limit() const { return one_round_limit(config::partition_max_buckets); }
-
-    /// As one_round_limit, with at most `most` buckets.
-    std::uint64_t one_round_limit(std::uint64_t most) const { return most * (largest_small() / 4 * 3); }
-
-    /// Buckets for a segment of `size` keys in a round of `round_keys` keys.
-    /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
-    ///   its capacity when that makes 64 or more (fewer buckets scatter faster) and the round
-    ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
-    ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
-    ///   down to partition_fill_keys where the round would not give two blocks per
-    ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
-    ///   class (9/10 of it for pairs' network classes: last_round_goal), up to half the largest
-    ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
-    ///   partition_buckets would leave the segment to two rounds.
-    ///   Pairs start one class higher where the first would leave short runs (short_runs) and
-    ///   the round still fills the GPU with the larger buckets.
-    /// - Larger: enough buckets that the next round is the last one and lands its buckets in
-    ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
-    /// H100, one run against powers of two (buckets of up to one class limit, which sent about
-    /// half of them into the next class): u32 2^28 23.7 -> 26.0 Gkeys/s, 2^24 25.3 -> 27.2;
-    /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0. Flash network buckets
-    /// in the last round (with partition_bucket_keys 512): u32 2^28 27.4 -> 33.7, f32 normal
-    /// 2^28 24.8 -> 28.2; at 2^20 (80 such buckets) 12.9 -> 10.5, hence the fill condition.
-    unsigned int buckets_for(std::uint64_t size, std::uint64_t round_keys) const
+    /// The partition's sizing rules for this device and the classes it granted.
+    partition_planner<Key, Value> planner() const
     {
-        const std::uint64_t most = size > one_round_limit(config::partition_buckets) ? config::partition_max_buckets
-                                                                                    : config::partition_buckets;
-        if(size > one_round_limit())
-        {
-            const std::uint64_t next = next_round_goal();
-            const std::uint64_t wanted = (size + next - 1) / next;
-            return static_cast<unsigned int>(std::min<std::uint64_t>(
-                std::max<std::uint64_t>(wanted, config::partition_round_buckets), config::partition_wide_buckets));
-        }
-        if(flash_network)
-        {
-            const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
-            if(size / goal >= 64 && fills_gpu(round_keys, goal))
-                return static_cast<unsigned int>(std::min<std::uint64_t>((size + goal - 1) / goal, most));
-        }
-        std::uint64_t limit = std::min<std::uint64_t>(config::partition_bucket_keys, largest_small() / 2);
-        while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
-        if(short_runs(size, limit) && aims_within(2 * limit) && fills_gpu(round_keys, bucket_goal(2 * limit)))
-            limit *= 2;
-        for(;; limit *= 2)
-        {
-            const std::uint64_t wanted = buckets_aimed_at(size, limit);
-            if(wanted <= most)
-            {
-                const std::uint64_t goal = last_round_goal(limit, round_keys);
-                return static_cast<unsigned int>(std::max<std::uint64_t>((size + goal - 1) / goal, 2));
-            }
-            if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
-        }
+        return partition_planner<Key, Value>{largest_small(), static_cast<unsigned int>(std::max(1, multiprocessors)),
+                                             scatter_blocks, flash_network != nullptr};
     }
 
-    /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
-    /// but 9/10 of the class for pairs whose class is a network (keys of up to 4 bytes, up to
-    /// the block network): a network sorts a padded power of two whatever the segment's size,
-    /// so fuller buckets take fewer networks per key. Only where the round still gives two
-    /// blocks per multiprocessor: fewer, longer buckets there lengthen the round's slowest
-    /// block. H100, 2^26 pairs, Gkeys/s, medians of three rounds, 4/5 -> 9/10: segments of
-    /// 65536 u32+u32 / f32+u32 33.6 / 34.2 -> 35.2 / 36.3, the power-law mix 32.3 / 32.3 ->
-    /// 33.5 / 33.3; 15/16 gave 35.3 / 36.5. 9/10 everywhere lost a device sort of 2^16 u32+u32
-    /// pairs 6% (142 buckets aimed at the 512 class instead of 160), and gained nothing for keys
-    /// alone (segments of 65536 u32 / f32 76.9 / 72.4 -> 76.5 / 71.8).
-    std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
-    {
-        const std::uint64_t fuller = limit / 10 * 9;
-        if(config::networks && has_values<Value> && limit <= config::wave_and_network_top
-           && fills_gpu(round_keys, fuller))
-            return fuller;
-        return bucket_goal(limit);
-    }
-
-    /// Keys per segment that a round which is not the last aims to leave to the next one: as many
-    /// as partition_buckets buckets of 3/4 of half the largest small class hold.
-    std::uint64_t next_round_goal() const
-    {
-        return std::uint64_t(config::partition_buckets) * (largest_small() / 2) / 4 * 3;
-    }
-
-    /// Most keys per bucket group (partition_segment::group_keys) for a segment of `size` keys: in
-    /// a round that is not the last, adjacent, evenly filled buckets holding together up to this
-    /// share one next-round segment (list_groups), so that the scatter writes longer runs to fewer
-    /// places. Up to 1/48 of the segment (uniform keys in 256 buckets make 64 groups of four) and
-    /// 3/4 of the next round's goal (2^28 u32 keys: 128 groups of two), within one_round_limit,
-    /// so grouping adds no round. H100, Gkeys/s, medians of four rounds, ungrouped -> grouped:
-    /// u32 2^24 / 2^26 / 2^28 28.9 / 31.7 / 35.9 -> 29.1 / 38.0 / 37.5, f32 2^26 31.4 -> 34.7,
-    /// u32+u32 2^26 / 2^28 14.34 / 13.93 -> 16.45 / 14.41, u64 2^24 17.0 -> 18.1. Groups of about the
-    /// next round's goal did worse at 2^26 (u32 36.7, 32 groups) and 2^24 (u32+u32 14.7 against
-    /// 16.1 ungrouped); the goal's half left 2^28 ungrouped.
-    unsigned int group_keys_for(std::uint64_t size) const
-    {
-        if(size <= one_round_limit()) return 0;
-        return static_cast<unsigned int>(std::min<std::uint64_t>(next_round_goal() / 4 * 3, size / 48));
-    }
-
-    /// Whether a last round may aim at the class of `limit` keys: up to half the largest small class.
-    bool aims_within(std::uint64_t limit) const { return limit <= largest_small() / 2; }
-
-    /// Buckets that cut `size` keys into buckets of bucket_goal(limit) keys.
-    static std::uint64_t buckets_aimed_at(std::uint64_t size, std::uint64_t limit)
-    {
-        return (size + bucket_goal(limit) - 1) / bucket_goal(limit);
-    }
-
-    /// Whether buckets aimed at the class of `limit` keys would leave runs shorter than
-    /// partition_min_run per tile (pairs of keys of up to 4 bytes only).
-    static bool short_runs(std::uint64_t size, std::uint64_t limit)
-    {
-        if constexpr(config::partition_min_run == 0)
-            return false;
-        else // no division by a zero run length where none applies
-            return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
-    }
-
-    /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
-    /// buckets spill into the next class.
-    static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
-
-    /// Whether a round of `round_keys` keys in buckets of `goal` keys gives two blocks per
-    /// multiprocessor.
-    bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal) const
-    {
-        return round_keys / goal >= 2 * std::uint64_t(std::max(1, multiprocessors));
-    }
-
-    /// Plans the partition of the large segments: buckets per segment, and chunks (one block
-    /// each) of whole tiles: one segment is cut into `scatter_blocks` equal chunks (one full
-    /// wave), several segments into about round_chunks_per_block chunks per resident block.
-    std::uint64_t plan_partition(const std::vector<segment_range>& large, std::vector<partition_segment>& segs,
-                                 std::vector<partition_chunk>& chunks) const
-    {
-        constexpr std::uint64_t tile = config::partition_tile;
-        segs.clear();
-        chunks.clear();
-        std::uint64_t tiles = 0;
-        std::uint64_t round_keys = 0;
-        for(const segment_range& r : large)
-        {
-            tiles += (r.end - r.begin + tile - 1) / tile;
-            round_keys += r.end - r.begin;
-        }
-        const std::uint64_t target = std::min<std::uint64_t>(
-            config::max_round_chunks,
-            std::uint64_t(std::max(1u, scatter_blocks)) * (large.size() == 1 ? 1 : config::round_chunks_per_block));
-        const std::uint64_t chunk_tiles = std::max<std::uint64_t>(1, (tiles + target - 1) / target);
-        std::uint64_t matrix_at = 0, next_at = 0;
-        // A segment as long as the one before takes its plan: each costs about ten 64-bit
-        // divisions, about 35 ns a segment on the H100 machine's host, while the GPU waits, and
-        // batches of equal segments are common. H100, 2^26 pairs, medians of seven rotated
-        // rounds, Gkeys/s, segments of 16385 / 20000 / 32768 / 65536: u32+u32 34.4 / 35.6 / 35.2 /
-        // 35.8 -> 35.8 / 36.9 / 35.9 / 36.2, f32+u32 34.2 / 35.4 / 35.4 / 36.7 -> 35.5 / 36.5 /
-        // 35.8 / 37.0; the power-law mix and keys alone unchanged.
-        std::uint64_t planned = 0, chunk_items = 0;
-        unsigned int buckets = 0, n_chunks = 0, group_keys = 0;
-        for(const segment_range& r : large)
-        {
-            const std::uint64_t size = r.end - r.begin;
-            if(size != planned)
-            {
-                planned = size;
-                buckets = buckets_for(size, round_keys);
-                // Equal chunks: as many as chunks of chunk_tiles would make, then evened out.
-                const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
-                chunk_items = align_up((size + wanted_chunks - 1) / wanted_chunks, tile);
-                n_chunks = static_cast<unsigned int>((size + chunk_items - 1) / chunk_items);
-                group_keys = group_keys_for(size);
-            }
-            partition_segment s{};
-            s.range = r;
-            s.matrix_offset = matrix_at;
-            s.next_first = next_at;
-            s.buckets = buckets;
-            s.group_keys = group_keys;
-            s.first_chunk = static_cast<unsigned int>(chunks.size());
-            s.chunks = n_chunks;
-            for(unsigned int c = 0; c < n_chunks; c++)
-            {
-                const std::uint64_t b = r.begin + c * chunk_items;
-                chunks.push_back(partition_chunk{b, std::min(r.end, b + chunk_items), static_cast<unsigned int>(segs.size()), c});
-            }
-            segs.push_back(s);
-            matrix_at += std::uint64_t(n_chunks) * buckets;
-            next_at += buckets;
-        }
-        return next_at;
-    }
-
-    hipError_t partition(const std::vector<partition_segment>& segs, const std::vector<partition_chunk>& chunks,
-                         const Key* keys_in, Key* keys_dst, const Value* values_in, Value* values_dst)
+    /// One partition round over `large`: the plan on the GPU (plan_partition_kernel), then
+    /// min/max, counts, offsets and the scatter into dst; `next_bound` receives a bound on the
+    /// next round's segments. The chunk kernels' grids are the most chunks the round can have;
+    /// the offsets kernel gives each segment enough column-scan blocks that the round's segments
+    /// make about eight blocks per multiprocessor, up to one wavefront per bucket column (a loop
+    /// covers any rest). A lone segment's plan is known here exactly (the device sort's first
+    /// round, which at small sizes is bound by what the host issues): its grids are exact.
+    hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
+                         Value* values_dst, std::uint64_t& next_bound)
     {
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
         constexpr unsigned int max_buckets = config::partition_max_buckets;
+        const std::uint64_t n_segs = large.size();
+        const partition_planner<Key, Value> rules = planner();
+        const round_layout l(plan.round, plan.large_capacity, plan.chunk_capacity);
+        auto* totals = at<round_totals>(l.totals);
+        auto* stats = at<std::uint64_t>(l.stats);
+        auto* segs = at<partition_segment>(l.segments);
+        auto* chunks = at<partition_chunk>(l.chunks);
         auto* matrix = at<std::uint64_t>(plan.matrix);
         auto* next = at<segment_range>(plan.next);
         auto* groups = at<std::uint16_t>(plan.groups);
-        const unsigned int n_segs = static_cast<unsigned int>(segs.size());
-        const unsigned int n_chunks = static_cast<unsigned int>(chunks.size());
-        unsigned int most_buckets = 0;
-        for(const partition_segment& s : segs) most_buckets = std::max(most_buckets, s.buckets);
-        // Column-scan blocks of partition_offsets_kernel: one wavefront per bucket (a loop covers
-        // any rest).
-        const unsigned int column_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
-        // One copy carries zeroed class counters, min/max seeds, segments and chunks (it replaced
-        // two copies, a memset and a kernel): at small sizes the sort is bound by what the host
-        // issues, on the H100 here 3.6 us a launch and 2.2 us a pageable copy.
-        const round_layout l(plan.round - plan.counts, n_segs, n_chunks);
-        staging.assign(l.end, 0);
-        const std::uint64_t seed[segment_stat_words] = {~std::uint64_t(0), 0, 0};
-        for(unsigned int i = 0; i < n_segs; i++) std::memcpy(&staging[l.stats + sizeof(seed) * i], seed, sizeof(seed));
-        std::memcpy(&staging[l.segments], segs.data(), sizeof(partition_segment) * n_segs);
-        std::memcpy(&staging[l.chunks], chunks.data(), sizeof(partition_chunk) * n_chunks);
-        HIPFLASHSORT_RETURN_IF_ERROR(
-            hipMemcpyAsync(temp + plan.counts, staging.data(), staging.size(), hipMemcpyHostToDevice, stream));
-        auto* stats = at<std::uint64_t>(plan.counts + l.stats);
-        auto* d_segs = at<partition_segment>(plan.counts + l.segments);
-        auto* d_chunks = at<partition_chunk>(plan.counts + l.chunks);
-        chunk_min_max_kernel<Key, block, items>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, keys_in, stats, next, ord);
+        plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(
+            rules, large, stats, segs, chunks, totals, at<unsigned int>(plan.counts), plan_type::counters);
+        std::uint64_t chunk_grid = std::min(rules.most_chunks(n_segs), plan.chunk_capacity);
+        std::uint64_t most_buckets = max_buckets;
+        next_bound = plan.next_capacity;
+        if(large.single != 0)
+        {
+            const std::uint64_t tiles = (large.single + config::partition_tile - 1) / config::partition_tile;
+            const segment_plan lone = rules.plan_segment(large.single, large.single, rules.chunk_tiles(tiles, 1));
+            chunk_grid = lone.chunks;
+            most_buckets = next_bound = lone.buckets;
+        }
+        const auto grid = static_cast<unsigned int>(chunk_grid);
+        const std::uint64_t most_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
+        const std::uint64_t wanted_groups = (8 * std::uint64_t(rules.multiprocessors) + n_segs - 1) / n_segs;
+        const auto column_groups = static_cast<unsigned int>(std::min(most_groups, wanted_groups));
+        chunk_min_max_kernel<Key, block, items><<<grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord);
         chunk_histogram_kernel<Key, block, items, max_buckets>
-            <<<n_chunks, block, 0, stream>>>(d_chunks, d_segs, stats, keys_in, matrix, next, ord);
+            <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, ord);
         partition_offsets_kernel<block, max_buckets>
-            <<<dim3(n_segs, column_groups + 1), block, 0, stream>>>(d_segs, stats, matrix, next, groups);
-        chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<n_chunks, block, 0, stream>>>(
-            d_chunks, d_segs, stats, matrix, next, groups, keys_in, keys_dst, keys_out, values_in, values_dst,
+            <<<dim3(static_cast<unsigned int>(n_segs), column_groups + 1), block, 0, stream>>>(segs, stats, matrix,
+                                                                                                next, groups);
+        chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<grid, block, 0, stream>>>(
+            totals, chunks, segs, stats, matrix, next, groups, keys_in, keys_dst, keys_out, values_in, values_dst,
             values_out, ord);
         return hipGetLastError();
     }
@@ -769,40 +587,40 @@ struct segmented_runner
     {
         Key* keys_tmp = at<Key>(plan.keys_tmp);
         Value* values_tmp = has_values<Value> ? at<Value>(plan.values_tmp) : nullptr;
-        std::vector<segment_range> large;
-        std::vector<partition_segment> segs;
-        std::vector<partition_chunk> chunks;
+        round_segments large{};
         const Key* src = keys_in;
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
         Value* vdst = values_tmp;
         if(single_size > largest_small()) // a lone segment: never enough for the wide class
         {
-            large.assign(1, segment_range{0, single_size});
+            large.single = single_size;
         }
         else
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc, large, false, single_size));
+            HIPFLASHSORT_RETURN_IF_ERROR(
+                sort_small(first_round, segments, nullptr, src, vsrc, large, false, single_size));
         }
+        const auto* totals = at<round_totals>(round_layout(plan.round, 0, 0).totals);
         for(;;)
         {
-            if(large.empty()) return hipSuccess;
+            if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
-            const std::uint64_t next_segments = plan_partition(large, segs, chunks);
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(segs, chunks, src, dst, vsrc, vdst));
+            std::uint64_t next_bound = 0;
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, next_bound));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
             dst = dst == keys_tmp ? keys_out : keys_tmp;
             vdst = vdst == values_tmp ? values_out : values_tmp;
-            HIPFLASHSORT_RETURN_IF_ERROR(
-                sort_small(listed_segments{at<segment_range>(plan.next)}, next_segments, src, vsrc, large, true));
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(listed_segments{at<segment_range>(plan.next)}, next_bound,
+                                                    &totals->buckets, src, vsrc, large, true));
         }
     }
 };
 
 /// Shared entry of all segmented and device-level sorts: two-phase temporary storage, checks,
-/// then the rounds. Never throws, never prints.
+/// then the rounds (no host allocation). Never throws, never prints.
 template <class Key, class Value, class Source>
 hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_bytes, const Key* keys_in,
                                 Key* keys_out, const Value* values_in, Value* values_out, std::size_t size,
@@ -812,30 +630,23 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
     if(ord != order::ascending && ord != order::descending) return hipErrorInvalidValue;
     if(segments > std::numeric_limits<std::uint32_t>::max()) return hipErrorInvalidValue;
     if(size >= packed_segment::max_begin) return hipErrorInvalidValue;
-    try
+    const segmented_plan<Key, Value> plan(size, segments);
+    if(temp_storage == nullptr)
     {
-        const segmented_plan<Key, Value> plan(size, segments);
-        if(temp_storage == nullptr)
-        {
-            temp_storage_bytes = plan.bytes;
-            return hipSuccess;
-        }
-        if(temp_storage_bytes < plan.bytes) return hipErrorInvalidValue;
-        if(size == 0 || segments == 0) return hipSuccess;
-        if(keys_in == nullptr || keys_out == nullptr || !sources_valid) return hipErrorInvalidValue;
-        if(has_values<Value> && (values_in == nullptr || values_out == nullptr)) return hipErrorInvalidValue;
-        int device = 0, sms = 0;
-        HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
-        HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
-        segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                            stream, sms, device};
-        runner.enable_dynamic_classes();
-        return runner.run(source, segments, keys_in, values_in, single_size);
+        temp_storage_bytes = plan.bytes;
+        return hipSuccess;
     }
-    catch(const std::bad_alloc&)
-    {
-        return hipErrorOutOfMemory;
-    }
+    if(temp_storage_bytes < plan.bytes) return hipErrorInvalidValue;
+    if(size == 0 || segments == 0) return hipSuccess;
+    if(keys_in == nullptr || keys_out == nullptr || !sources_valid) return hipErrorInvalidValue;
+    if(has_values<Value> && (values_in == nullptr || values_out == nullptr)) return hipErrorInvalidValue;
+    int device = 0, sms = 0;
+    HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
+    HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
+    segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
+                                        stream, sms, device};
+    runner.enable_dynamic_classes();
+    return runner.run(source, segments, keys_in, values_in, single_size);
 }
 
 } // namespace detail

@@ -125,13 +125,16 @@ struct class_lists
 /// elsewhere), the others listed in their class. The order inside a list does not matter, each
 /// segment is sorted on its own. Slots are reserved once per block and class (one global atomic
 /// each), not once per segment: per-segment atomics on one counter serialize in L2.
+/// `listed`: where a kernel before wrote how many segments there are (a partition round's
+/// buckets), else null and `segments` is the count.
 template <class Source, class Key, class Value>
-__global__ void bin_segments_kernel(Source source, std::uint64_t segments, class_limits limits, class_lists lists,
-                                    unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
-                                    Value* values_out)
+__global__ void bin_segments_kernel(Source source, std::uint64_t segments, const std::uint64_t* listed,
+                                    class_limits limits, class_lists lists, unsigned int* counts, const Key* keys_in,
+                                    Key* keys_out, const Value* values_in, Value* values_out)
 {
     __shared__ unsigned int local[max_class_lists];
     __shared__ unsigned int base[max_class_lists];
+    if(listed != nullptr) segments = *listed;
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     // Block-uniform trip count, so the barriers below are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)

@@ -1,0 +1,346 @@
+// The plan of a partition round: how many buckets each large segment gets, the chunks (one
+// scatter block each) and where each segment's count matrix and next-round buckets start. The
+// rules are plain functions of the sizes (partition_planner, host and device); the plan itself is
+// built on the GPU from the large segments where binning left them (plan_partition_kernel), so a
+// round needs neither a read-back of the large list nor an upload of the plan.
+#ifndef HIPFLASHSORT_DEVICE_DETAIL_PARTITION_PLAN_HPP_
+#define HIPFLASHSORT_DEVICE_DETAIL_PARTITION_PLAN_HPP_
+
+#include <cstdint>
+
+#include "../../block/detail/block_primitives.hpp"
+#include "../../config.hpp"
+#include "partition_kernels.hpp"
+#include "segmented_config.hpp"
+#include "segmented_kernels.hpp"
+
+namespace hipflashsort {
+namespace detail {
+
+/// A round's large segments as binning left them: the large list, then the wide lists whose
+/// classes were not launched (too few segments), each with the count the host read back; or
+/// the whole input as one segment (a device-level sort too large for every class).
+struct round_segments
+{
+    static constexpr unsigned int lists = 1 + wide_classes;
+    const segment_range* list[lists];
+    unsigned int count[lists];
+    std::uint64_t single; // nonzero: the only segment, [0, single)
+
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t size() const
+    {
+        if(single != 0) return 1;
+        std::uint64_t n = 0;
+        for(unsigned int l = 0; l < lists; l++) n += count[l];
+        return n;
+    }
+
+    HIPFLASHSORT_HOST_DEVICE segment_range operator()(std::uint64_t i) const
+    {
+        if(single != 0) return segment_range{0, single};
+        unsigned int l = 0;
+        while(i >= count[l]) i -= count[l++];
+        return list[l][i];
+    }
+};
+
+/// One segment's share of a round.
+struct segment_plan
+{
+    unsigned int buckets;
+    unsigned int chunks;
+    unsigned int group_keys;
+    std::uint64_t chunk_items;
+};
+
+/// The partition's sizing rules for one device and one set of granted classes: a plain value,
+/// so that the GPU plans with the same functions the host tests.
+template <class Key, class Value>
+struct partition_planner
+{
+    using config = segmented_config<Key, Value>;
+
+    std::uint64_t largest_small; // largest segment of the classes on packed lists
+    unsigned int multiprocessors;
+    unsigned int scatter_blocks; // scatter blocks the GPU holds at once
+    bool flash_network;          // whether the flash network class took its LDS
+
+    /// Largest segment that one round cuts into buckets averaging at most 3/4 of the largest
+    /// small class: uniform keys then land every bucket in a small class. (At half the class,
+    /// 2^28 u32 keys cut into 256 buckets of 2^20 ± noise sent half of them through a third
+    /// round, for a fifth of the sort's time.)
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t one_round_limit() const
+    {
+        return one_round_limit(config::partition_max_buckets);
+    }
+
+    /// As one_round_limit, with at most `most` buckets.
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t one_round_limit(std::uint64_t most) const
+    {
+        return most * (largest_small / 4 * 3);
+    }
+
+    /// Buckets for a segment of `size` keys in a round of `round_keys` keys.
+    /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
+    ///   its capacity when that makes 64 or more (fewer buckets scatter faster) and the round
+    ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
+    ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
+    ///   down to partition_fill_keys where the round would not give two blocks per
+    ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
+    ///   class (9/10 of it for pairs' network classes: last_round_goal), up to half the largest
+    ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
+    ///   partition_buckets would leave the segment to two rounds.
+    ///   Pairs start one class higher where the first would leave short runs (short_runs) and
+    ///   the round still fills the GPU with the larger buckets.
+    /// - Larger: enough buckets that the next round is the last one and lands its buckets in
+    ///   half the largest small class, within [partition_round_buckets, partition_wide_buckets].
+    /// H100, one run against powers of two (buckets of up to one class limit, which sent about
+    /// half of them into the next class): u32 2^28 23.7 -> 26.0 Gkeys/s, 2^24 25.3 -> 27.2;
+    /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0. Flash network buckets
+    /// in the last round (with partition_bucket_keys 512): u32 2^28 27.4 -> 33.7, f32 normal
+    /// 2^28 24.8 -> 28.2; at 2^20 (80 such buckets) 12.9 -> 10.5, hence the fill condition.
+    HIPFLASHSORT_HOST_DEVICE unsigned int buckets_for(std::uint64_t size, std::uint64_t round_keys) const
+    {
+        const std::uint64_t most = size > one_round_limit(config::partition_buckets) ? config::partition_max_buckets
+                                                                                    : config::partition_buckets;
+        if(size > one_round_limit())
+        {
+            const std::uint64_t next = next_round_goal();
+            const std::uint64_t wanted = (size + next - 1) / next;
+            return static_cast<unsigned int>(
+                at_most(at_least(wanted, config::partition_round_buckets), config::partition_wide_buckets));
+        }
+        if(flash_network)
+        {
+            const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
+            if(size / goal >= 64 && fills_gpu(round_keys, goal))
+                return static_cast<unsigned int>(at_most((size + goal - 1) / goal, most));
+        }
+        std::uint64_t limit = at_most(config::partition_bucket_keys, largest_small / 2);
+        while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
+        if(short_runs(size, limit) && aims_within(2 * limit) && fills_gpu(round_keys, bucket_goal(2 * limit)))
+            limit *= 2;
+        for(;; limit *= 2)
+        {
+            const std::uint64_t wanted = buckets_aimed_at(size, limit);
+            if(wanted <= most)
+            {
+                const std::uint64_t goal = last_round_goal(limit, round_keys);
+                return static_cast<unsigned int>(at_least((size + goal - 1) / goal, 2));
+            }
+            if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
+        }
+    }
+
+    /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
+    /// but 9/10 of the class for pairs whose class is a network (keys of up to 4 bytes, up to
+    /// the block network): a network sorts a padded power of two whatever the segment's size,
+    /// so fuller buckets take fewer networks per key. Only where the round still gives two
+    /// blocks per multiprocessor: fewer, longer buckets there lengthen the round's slowest
+    /// block. H100, 2^26 pairs, Gkeys/s, medians of three rounds, 4/5 -> 9/10: segments of
+    /// 65536 u32+u32 / f32+u32 33.6 / 34.2 -> 35.2 / 36.3, the power-law mix 32.3 / 32.3 ->
+    /// 33.5 / 33.3; 15/16 gave 35.3 / 36.5. 9/10 everywhere lost a device sort of 2^16 u32+u32
+    /// pairs 6% (142 buckets aimed at the 512 class instead of 160), and gained nothing for keys
+    /// alone (segments of 65536 u32 / f32 76.9 / 72.4 -> 76.5 / 71.8).
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
+    {
+        const std::uint64_t fuller = limit / 10 * 9;
+        if(config::networks && has_values<Value> && limit <= config::wave_and_network_top
+           && fills_gpu(round_keys, fuller))
+            return fuller;
+        return bucket_goal(limit);
+    }
+
+    /// Keys per segment that a round which is not the last aims to leave to the next one: as many
+    /// as partition_buckets buckets of 3/4 of half the largest small class hold.
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t next_round_goal() const
+    {
+        return std::uint64_t(config::partition_buckets) * (largest_small / 2) / 4 * 3;
+    }
+
+    /// Most keys per bucket group (partition_segment::group_keys) for a segment of `size` keys: in
+    /// a round that is not the last, adjacent, evenly filled buckets holding together up to this
+    /// share one next-round segment (list_groups), so that the scatter writes longer runs to fewer
+    /// places. Up to 1/48 of the segment (uniform keys in 256 buckets make 64 groups of four) and
+    /// 3/4 of the next round's goal (2^28 u32 keys: 128 groups of two), within one_round_limit,
+    /// so grouping adds no round. H100, Gkeys/s, medians of four rounds, ungrouped -> grouped:
+    /// u32 2^24 / 2^26 / 2^28 28.9 / 31.7 / 35.9 -> 29.1 / 38.0 / 37.5, f32 2^26 31.4 -> 34.7,
+    /// u32+u32 2^26 / 2^28 14.34 / 13.93 -> 16.45 / 14.41, u64 2^24 17.0 -> 18.1. Groups of about the
+    /// next round's goal did worse at 2^26 (u32 36.7, 32 groups) and 2^24 (u32+u32 14.7 against
+    /// 16.1 ungrouped); the goal's half left 2^28 ungrouped.
+    HIPFLASHSORT_HOST_DEVICE unsigned int group_keys_for(std::uint64_t size) const
+    {
+        if(size <= one_round_limit()) return 0;
+        return static_cast<unsigned int>(at_most(next_round_goal() / 4 * 3, size / 48));
+    }
+
+    /// Whether a last round may aim at the class of `limit` keys: up to half the largest small class.
+    HIPFLASHSORT_HOST_DEVICE bool aims_within(std::uint64_t limit) const { return limit <= largest_small / 2; }
+
+    /// Buckets that cut `size` keys into buckets of bucket_goal(limit) keys.
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t buckets_aimed_at(std::uint64_t size, std::uint64_t limit)
+    {
+        return (size + bucket_goal(limit) - 1) / bucket_goal(limit);
+    }
+
+    /// Whether buckets aimed at the class of `limit` keys would leave runs shorter than
+    /// partition_min_run per tile (pairs of keys of up to 4 bytes only).
+    HIPFLASHSORT_HOST_DEVICE static bool short_runs(std::uint64_t size, std::uint64_t limit)
+    {
+        if constexpr(config::partition_min_run == 0)
+            return false;
+        else // no division by a zero run length where none applies
+            return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
+    }
+
+    /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
+    /// buckets spill into the next class.
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
+
+    /// Whether a round of `round_keys` keys in buckets of `goal` keys gives two blocks per
+    /// multiprocessor.
+    HIPFLASHSORT_HOST_DEVICE bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal) const
+    {
+        return round_keys / goal >= 2 * std::uint64_t(multiprocessors);
+    }
+
+    /// Chunks a round of `segments` segments aims at: one segment is cut into `scatter_blocks`
+    /// equal chunks (one full wave), several segments into about round_chunks_per_block chunks
+    /// per resident block.
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t chunk_target(std::uint64_t segments) const
+    {
+        return at_most(at_least(scatter_blocks, 1) * (segments == 1 ? 1 : config::round_chunks_per_block),
+                       config::max_round_chunks);
+    }
+
+    /// Whole tiles per chunk, for a round of `tiles` tiles in `segments` segments.
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t chunk_tiles(std::uint64_t tiles, std::uint64_t segments) const
+    {
+        const std::uint64_t target = chunk_target(segments);
+        return at_least((tiles + target - 1) / target, 1);
+    }
+
+    /// Most chunks a round of `segments` segments takes, whatever their sizes: each segment's
+    /// chunks are at most its tiles / chunk_tiles rounded up, so the sum is at most the target
+    /// plus one per segment. The partition kernels' grids.
+    HIPFLASHSORT_HOST_DEVICE std::uint64_t most_chunks(std::uint64_t segments) const
+    {
+        return chunk_target(segments) + segments;
+    }
+
+    /// A segment of `size` keys in a round of `round_keys` keys cut `chunk_tiles` tiles at a time:
+    /// its buckets, and its chunks made equal (as many as chunks of chunk_tiles would make, then
+    /// evened out, whole tiles each but the last).
+    HIPFLASHSORT_HOST_DEVICE segment_plan plan_segment(std::uint64_t size, std::uint64_t round_keys,
+                                                       std::uint64_t chunk_tiles) const
+    {
+        constexpr std::uint64_t tile = config::partition_tile;
+        const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
+        const std::uint64_t chunk_items = ((size + wanted_chunks - 1) / wanted_chunks + tile - 1) / tile * tile;
+        return segment_plan{buckets_for(size, round_keys), static_cast<unsigned int>((size + chunk_items - 1) / chunk_items),
+                            group_keys_for(size), chunk_items};
+    }
+
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t at_most(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t at_least(std::uint64_t a, std::uint64_t b) { return a < b ? b : a; }
+};
+
+/// Chunk `index` of segment `s`, the round's segment `segment`.
+HIPFLASHSORT_HOST_DEVICE partition_chunk chunk_of(const partition_segment& s, unsigned int segment,
+                                                  unsigned int index)
+{
+    const std::uint64_t begin = s.range.begin + index * s.chunk_items;
+    const std::uint64_t end = s.range.end - begin < s.chunk_items ? s.range.end : begin + s.chunk_items;
+    return partition_chunk{begin, end, segment, index};
+}
+
+/// The round's plan, by one block: the round's tiles and keys, then batches of BlockSize
+/// segments, each planned by one thread and placed by block scans (first chunk, first matrix
+/// entry, first next-round bucket), its chunks written by the whole block. Also seeds each
+/// segment's statistics for chunk_min_max_kernel and clears the class counters for the next
+/// round's binning. One block suffices: a round has at most a few thousand large segments
+/// per 2^26 keys.
+template <class Key, class Value, unsigned int BlockSize>
+__global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_planner<Key, Value> planner,
+                                                                  round_segments large, std::uint64_t* stats,
+                                                                  partition_segment* segments,
+                                                                  partition_chunk* chunks, round_totals* totals,
+                                                                  unsigned int* counters, unsigned int counter_count)
+{
+    constexpr std::uint64_t tile = segmented_config<Key, Value>::partition_tile;
+    __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
+    __shared__ partition_segment batch[BlockSize];
+    const std::uint64_t n = large.size();
+    std::uint64_t tiles = 0, keys = 0;
+    for(std::uint64_t i = threadIdx.x; i < n; i += BlockSize)
+    {
+        const segment_range r = large(i);
+        tiles += (r.end - r.begin + tile - 1) / tile;
+        keys += r.end - r.begin;
+    }
+    std::uint64_t round_tiles = 0, round_keys = 0;
+    block_inclusive_scan<BlockSize>(tiles, round_tiles, scratch);
+    block_inclusive_scan<BlockSize>(keys, round_keys, scratch);
+    const std::uint64_t chunk_tiles = planner.chunk_tiles(round_tiles, n);
+    std::uint64_t chunk_at = 0, matrix_at = 0, next_at = 0;
+    for(std::uint64_t first = 0; first < n; first += BlockSize) // block-uniform trip count
+    {
+        const std::uint64_t i = first + threadIdx.x;
+        partition_segment s{};
+        if(i < n)
+        {
+            s.range = large(i);
+            const segment_plan p = planner.plan_segment(s.range.end - s.range.begin, round_keys, chunk_tiles);
+            s.buckets = p.buckets;
+            s.chunks = p.chunks;
+            s.group_keys = p.group_keys;
+            s.chunk_items = p.chunk_items;
+        }
+        // Chunks in the high half, buckets in the low: a batch holds far fewer than 2^32 of either.
+        const std::uint64_t counts = std::uint64_t(s.chunks) << 32 | s.buckets;
+        const std::uint64_t entries = std::uint64_t(s.chunks) * s.buckets;
+        std::uint64_t batch_counts = 0, batch_entries = 0;
+        const std::uint64_t counts_before = block_inclusive_scan<BlockSize>(counts, batch_counts, scratch) - counts;
+        const std::uint64_t entries_before
+            = block_inclusive_scan<BlockSize>(entries, batch_entries, scratch) - entries;
+        s.first_chunk = static_cast<unsigned int>(chunk_at + (counts_before >> 32));
+        s.next_first = next_at + (counts_before & 0xffffffffu);
+        s.matrix_offset = matrix_at + entries_before;
+        batch[threadIdx.x] = s;
+        if(i < n)
+        {
+            segments[i] = s;
+            stats[segment_stat_words * i] = ~std::uint64_t(0);
+            stats[segment_stat_words * i + 1] = 0;
+            stats[segment_stat_words * i + 2] = 0;
+        }
+        syncthreads();
+        const unsigned int in_batch = static_cast<unsigned int>(n - first < BlockSize ? n - first : BlockSize);
+        const std::uint64_t batch_chunks = batch_counts >> 32;
+        for(std::uint64_t c = threadIdx.x; c < batch_chunks; c += BlockSize)
+        {
+            // The batch's last segment whose chunks start at or before c.
+            const std::uint64_t at = chunk_at + c;
+            unsigned int lo = 0, hi = in_batch - 1;
+            while(lo < hi)
+            {
+                const unsigned int mid = (lo + hi + 1) / 2;
+                if(batch[mid].first_chunk <= at) lo = mid;
+                else hi = mid - 1;
+            }
+            chunks[at] = chunk_of(batch[lo], static_cast<unsigned int>(first + lo),
+                                  static_cast<unsigned int>(at - batch[lo].first_chunk));
+        }
+        chunk_at += batch_chunks;
+        next_at += batch_counts & 0xffffffffu;
+        matrix_at += batch_entries;
+        syncthreads(); // the batch is read before the next one is written
+    }
+    for(unsigned int c = threadIdx.x; c < counter_count; c += BlockSize) counters[c] = 0;
+    if(threadIdx.x == 0) *totals = round_totals{next_at, chunk_at};
+}
+
+} // namespace detail
+} // namespace hipflashsort
+
+#endif
