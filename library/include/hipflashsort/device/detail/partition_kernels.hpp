@@ -645,9 +645,10 @@ struct chunk_scatter
 
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
-    const round_totals* totals, const partition_chunk* chunks, const partition_segment* segments, const std::uint64_t* stats,
-    const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups, const Key* keys_in,
-    Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out, order ord)
+    const round_totals* totals, const partition_chunk* chunks, const partition_segment* segments,
+    const std::uint64_t* stats, const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups,
+    const Key* keys_in, Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out,
+    order ord)
 {
     using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
     constexpr unsigned int tile = scatter::tile;

@@ -237,8 +237,8 @@ struct partition_planner
         constexpr std::uint64_t tile = config::partition_tile;
         const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
         const std::uint64_t chunk_items = ((size + wanted_chunks - 1) / wanted_chunks + tile - 1) / tile * tile;
-        return segment_plan{buckets_for(size, round_keys), static_cast<unsigned int>((size + chunk_items - 1) / chunk_items),
-                            group_keys_for(size), chunk_items};
+        const auto chunks = static_cast<unsigned int>((size + chunk_items - 1) / chunk_items);
+        return segment_plan{buckets_for(size, round_keys), chunks, group_keys_for(size), chunk_items};
     }
 
     HIPFLASHSORT_HOST_DEVICE static std::uint64_t at_most(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
