@@ -66,7 +66,7 @@ struct plan_check
         std::uint64_t tiles = 0, round_keys = 0;
         for(const segment_range& r : large)
         {
-            tiles += (r.end - r.begin + config::partition_tile - 1) / config::partition_tile;
+            tiles += rules.tiles_in(r.end - r.begin);
             round_keys += r.end - r.begin;
         }
         const std::uint64_t chunk_tiles = rules.chunk_tiles(tiles, large.size());
@@ -75,7 +75,7 @@ struct plan_check
         for(std::size_t i = 0; i < large.size(); i++)
         {
             const std::uint64_t keys = large[i].end - large[i].begin;
-            const hipflashsort::detail::segment_plan p = rules.plan_segment(keys, round_keys, chunk_tiles);
+            const partition_segment p = rules.plan_segment(large[i], round_keys, chunk_tiles);
             EXPECT_GE(p.buckets, 2u);
             EXPECT_LE(p.buckets, config::partition_max_buckets);
             if(keys <= std::uint64_t(config::partition_buckets) * (rules.largest_small / 2))
@@ -92,11 +92,16 @@ struct plan_check
                 EXPECT_LE(p.group_keys, rules.one_round_limit()) << "groups add no round";
             }
             if(large.size() == 1 && resident <= config::max_round_chunks) EXPECT_LE(p.chunks, resident);
-            partition_segment s{};
-            s.range = large[i];
-            s.chunk_items = p.chunk_items;
-            s.chunks = p.chunks;
-            expect_cover(s, static_cast<unsigned int>(i));
+            EXPECT_EQ(p.range.begin, large[i].begin);
+            EXPECT_EQ(p.range.end, large[i].end);
+            expect_cover(p, static_cast<unsigned int>(i));
+            if(large.size() == 1 && large[i].begin == 0)
+            {
+                // The host sizes a lone segment's grids with plan_lone: it must match the round's plan.
+                const partition_segment lone = rules.plan_lone(keys);
+                EXPECT_EQ(lone.chunks, p.chunks);
+                EXPECT_EQ(lone.buckets, p.buckets);
+            }
             chunks += p.chunks;
             matrix += std::uint64_t(p.chunks) * p.buckets;
             buckets += p.buckets;

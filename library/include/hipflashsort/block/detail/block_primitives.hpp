@@ -21,9 +21,9 @@ struct block_shape
 };
 
 template <class T>
-HIPFLASHSORT_DEVICE T min_of(T a, T b) { return b < a ? b : a; }
+HIPFLASHSORT_HOST_DEVICE T min_of(T a, T b) { return b < a ? b : a; }
 template <class T>
-HIPFLASHSORT_DEVICE T max_of(T a, T b) { return a < b ? b : a; }
+HIPFLASHSORT_HOST_DEVICE T max_of(T a, T b) { return a < b ? b : a; }
 
 /// Min and max over a logical wavefront of Width lanes (a power of two); every lane gets both.
 template <unsigned int Width, class Word>

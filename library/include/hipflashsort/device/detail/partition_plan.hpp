@@ -44,15 +44,6 @@ struct round_segments
     }
 };
 
-/// One segment's share of a round.
-struct segment_plan
-{
-    unsigned int buckets;
-    unsigned int chunks;
-    unsigned int group_keys;
-    std::uint64_t chunk_items;
-};
-
 /// The partition's sizing rules for one device and one set of granted classes: a plain value,
 /// so that the GPU plans with the same functions the host tests.
 template <class Key, class Value>
@@ -108,15 +99,16 @@ struct partition_planner
             const std::uint64_t next = next_round_goal();
             const std::uint64_t wanted = (size + next - 1) / next;
             return static_cast<unsigned int>(
-                at_most(at_least(wanted, config::partition_round_buckets), config::partition_wide_buckets));
+                min_of<std::uint64_t>(max_of<std::uint64_t>(wanted, config::partition_round_buckets),
+                                      config::partition_wide_buckets));
         }
         if(flash_network)
         {
             const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
             if(size / goal >= 64 && fills_gpu(round_keys, goal))
-                return static_cast<unsigned int>(at_most((size + goal - 1) / goal, most));
+                return static_cast<unsigned int>(min_of((size + goal - 1) / goal, most));
         }
-        std::uint64_t limit = at_most(config::partition_bucket_keys, largest_small / 2);
+        std::uint64_t limit = min_of<std::uint64_t>(config::partition_bucket_keys, largest_small / 2);
         while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
         if(short_runs(size, limit) && aims_within(2 * limit) && fills_gpu(round_keys, bucket_goal(2 * limit)))
             limit *= 2;
@@ -126,7 +118,7 @@ struct partition_planner
             if(wanted <= most)
             {
                 const std::uint64_t goal = last_round_goal(limit, round_keys);
-                return static_cast<unsigned int>(at_least((size + goal - 1) / goal, 2));
+                return static_cast<unsigned int>(max_of<std::uint64_t>((size + goal - 1) / goal, 2));
             }
             if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
         }
@@ -171,7 +163,7 @@ struct partition_planner
     HIPFLASHSORT_HOST_DEVICE unsigned int group_keys_for(std::uint64_t size) const
     {
         if(size <= one_round_limit()) return 0;
-        return static_cast<unsigned int>(at_most(next_round_goal() / 4 * 3, size / 48));
+        return static_cast<unsigned int>(min_of(next_round_goal() / 4 * 3, size / 48));
     }
 
     /// Whether a last round may aim at the class of `limit` keys: up to half the largest small class.
@@ -209,15 +201,16 @@ struct partition_planner
     /// per resident block.
     HIPFLASHSORT_HOST_DEVICE std::uint64_t chunk_target(std::uint64_t segments) const
     {
-        return at_most(at_least(scatter_blocks, 1) * (segments == 1 ? 1 : config::round_chunks_per_block),
-                       config::max_round_chunks);
+        return min_of<std::uint64_t>(
+            max_of<std::uint64_t>(scatter_blocks, 1) * (segments == 1 ? 1 : config::round_chunks_per_block),
+            config::max_round_chunks);
     }
 
     /// Whole tiles per chunk, for a round of `tiles` tiles in `segments` segments.
     HIPFLASHSORT_HOST_DEVICE std::uint64_t chunk_tiles(std::uint64_t tiles, std::uint64_t segments) const
     {
         const std::uint64_t target = chunk_target(segments);
-        return at_least((tiles + target - 1) / target, 1);
+        return max_of<std::uint64_t>((tiles + target - 1) / target, 1);
     }
 
     /// Most chunks a round of `segments` segments takes, whatever their sizes: each segment's
@@ -228,21 +221,36 @@ struct partition_planner
         return chunk_target(segments) + segments;
     }
 
-    /// A segment of `size` keys in a round of `round_keys` keys cut `chunk_tiles` tiles at a time:
-    /// its buckets, and its chunks made equal (as many as chunks of chunk_tiles would make, then
-    /// evened out, whole tiles each but the last).
-    HIPFLASHSORT_HOST_DEVICE segment_plan plan_segment(std::uint64_t size, std::uint64_t round_keys,
-                                                       std::uint64_t chunk_tiles) const
+    /// Partition tiles a segment of `size` keys spans.
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t tiles_in(std::uint64_t size)
     {
-        constexpr std::uint64_t tile = config::partition_tile;
-        const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
-        const std::uint64_t chunk_items = ((size + wanted_chunks - 1) / wanted_chunks + tile - 1) / tile * tile;
-        const auto chunks = static_cast<unsigned int>((size + chunk_items - 1) / chunk_items);
-        return segment_plan{buckets_for(size, round_keys), chunks, group_keys_for(size), chunk_items};
+        return (size + config::partition_tile - 1) / config::partition_tile;
     }
 
-    HIPFLASHSORT_HOST_DEVICE static std::uint64_t at_most(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
-    HIPFLASHSORT_HOST_DEVICE static std::uint64_t at_least(std::uint64_t a, std::uint64_t b) { return a < b ? b : a; }
+    /// Segment `r` of a round of `round_keys` keys cut `chunk_tiles` tiles at a time: its
+    /// buckets, group bound and chunks, made equal (as many as chunks of chunk_tiles would make,
+    /// then evened out, whole tiles each but the last). The round places it (matrix_offset,
+    /// next_first, first_chunk).
+    HIPFLASHSORT_HOST_DEVICE partition_segment plan_segment(const segment_range& r, std::uint64_t round_keys,
+                                                            std::uint64_t chunk_tiles) const
+    {
+        constexpr std::uint64_t tile = config::partition_tile;
+        const std::uint64_t size = r.end - r.begin;
+        const std::uint64_t wanted_chunks = (size + chunk_tiles * tile - 1) / (chunk_tiles * tile);
+        partition_segment s{};
+        s.range = r;
+        s.chunk_items = ((size + wanted_chunks - 1) / wanted_chunks + tile - 1) / tile * tile;
+        s.buckets = buckets_for(size, round_keys);
+        s.chunks = static_cast<unsigned int>((size + s.chunk_items - 1) / s.chunk_items);
+        s.group_keys = group_keys_for(size);
+        return s;
+    }
+
+    /// The plan of a round whose only segment is the whole input of `size` keys.
+    HIPFLASHSORT_HOST_DEVICE partition_segment plan_lone(std::uint64_t size) const
+    {
+        return plan_segment(segment_range{0, size}, size, chunk_tiles(tiles_in(size), 1));
+    }
 };
 
 /// Chunk `index` of segment `s`, the round's segment `segment`.
@@ -267,7 +275,6 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
                                                                   partition_chunk* chunks, round_totals* totals,
                                                                   unsigned int* counters, unsigned int counter_count)
 {
-    constexpr std::uint64_t tile = segmented_config<Key, Value>::partition_tile;
     __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
     __shared__ partition_segment batch[BlockSize];
     const std::uint64_t n = large.size();
@@ -275,7 +282,7 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
     for(std::uint64_t i = threadIdx.x; i < n; i += BlockSize)
     {
         const segment_range r = large(i);
-        tiles += (r.end - r.begin + tile - 1) / tile;
+        tiles += planner.tiles_in(r.end - r.begin);
         keys += r.end - r.begin;
     }
     std::uint64_t round_tiles = 0, round_keys = 0;
@@ -287,15 +294,7 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
     {
         const std::uint64_t i = first + threadIdx.x;
         partition_segment s{};
-        if(i < n)
-        {
-            s.range = large(i);
-            const segment_plan p = planner.plan_segment(s.range.end - s.range.begin, round_keys, chunk_tiles);
-            s.buckets = p.buckets;
-            s.chunks = p.chunks;
-            s.group_keys = p.group_keys;
-            s.chunk_items = p.chunk_items;
-        }
+        if(i < n) s = planner.plan_segment(large(i), round_keys, chunk_tiles);
         // Chunks in the high half, buckets in the low: a batch holds far fewer than 2^32 of either.
         const std::uint64_t counts = std::uint64_t(s.chunks) << 32 | s.buckets;
         const std::uint64_t entries = std::uint64_t(s.chunks) * s.buckets;

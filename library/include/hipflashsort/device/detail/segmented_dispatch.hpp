@@ -503,6 +503,9 @@ struct segmented_runner
             class_list(config::first_dynamic_flash_class + D), count, keys_in, keys_out, values_in, values_out, ord);
     }
 
+    /// Where the partition round's plan lies (sized for the most a round holds).
+    round_layout layout() const { return round_layout(plan.round, plan.large_capacity, plan.chunk_capacity); }
+
     /// The partition's sizing rules for this device and the classes it granted.
     partition_planner<Key, Value> planner() const
     {
@@ -525,7 +528,7 @@ struct segmented_runner
         constexpr unsigned int max_buckets = config::partition_max_buckets;
         const std::uint64_t n_segs = large.size();
         const partition_planner<Key, Value> rules = planner();
-        const round_layout l(plan.round, plan.large_capacity, plan.chunk_capacity);
+        const round_layout l = layout();
         auto* totals = at<round_totals>(l.totals);
         auto* stats = at<std::uint64_t>(l.stats);
         auto* segs = at<partition_segment>(l.segments);
@@ -540,8 +543,7 @@ struct segmented_runner
         next_bound = plan.next_capacity;
         if(large.single != 0)
         {
-            const std::uint64_t tiles = (large.single + config::partition_tile - 1) / config::partition_tile;
-            const segment_plan lone = rules.plan_segment(large.single, large.single, rules.chunk_tiles(tiles, 1));
+            const partition_segment lone = rules.plan_lone(large.single);
             chunk_grid = lone.chunks;
             most_buckets = next_bound = lone.buckets;
         }
@@ -602,7 +604,7 @@ struct segmented_runner
             HIPFLASHSORT_RETURN_IF_ERROR(
                 sort_small(first_round, segments, nullptr, src, vsrc, large, false, single_size));
         }
-        const auto* totals = at<round_totals>(round_layout(plan.round, 0, 0).totals);
+        const auto* totals = at<round_totals>(layout().totals);
         for(;;)
         {
             if(large.size() == 0) return hipSuccess;
