@@ -204,4 +204,112 @@ TEST(BucketClassifier, CrowdingU64) { check_crowding<std::uint64_t>(8); }
 TEST(BucketClassifier, CrowdingF32) { check_crowding<float>(9); }
 TEST(BucketClassifier, CrowdingF64) { check_crowding<double>(10); }
 
+// The first partition round's sampling: strides, and the widened range's ends.
+TEST(PartitionClassifier, SampleStrides)
+{
+    using hipflashsort::detail::sample_stride;
+    EXPECT_EQ(sample_stride<std::uint32_t>(128 * 128 - 1), 1u); // fewer than 128 samples: read whole
+    EXPECT_EQ(sample_stride<std::uint32_t>(128 * 128), 128u);
+    EXPECT_EQ(sample_stride<std::uint32_t>(65536), 128u);
+    EXPECT_EQ(sample_stride<std::uint64_t>(65536), 64u);
+    EXPECT_EQ(sample_stride<std::uint8_t>(65536), 512u);
+    EXPECT_EQ(sample_stride<std::uint32_t>(std::uint64_t(1) << 28), std::uint64_t(1) << 14); // about 16384 samples
+}
+
+TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
+{
+    using hipflashsort::detail::sampled_bounds;
+    std::uint32_t lo = 1000, hi = 1000 + 128 * 100;
+    sampled_bounds(lo, hi, 128);
+    EXPECT_EQ(lo, 800u);
+    EXPECT_EQ(hi, 1000u + 128 * 100 + 200);
+    lo = 10, hi = 0xfffffff0u;
+    sampled_bounds(lo, hi, 128);
+    EXPECT_EQ(lo, 0u);
+    EXPECT_EQ(hi, 0xffffffffu);
+    lo = 5, hi = 100;
+    sampled_bounds(lo, hi, 128); // a gap below one image: unchanged
+    EXPECT_EQ(lo, 5u);
+    EXPECT_EQ(hi, 100u);
+    std::uint64_t wide_lo = 1, wide_hi = ~std::uint64_t(0) - 1;
+    sampled_bounds(wide_lo, wide_hi, 2); // gaps larger than a quarter of the word
+    EXPECT_EQ(wide_lo, 0u);
+    EXPECT_EQ(wide_hi, ~std::uint64_t(0));
+}
+
+// A partition classifier built from a sample (every 128th key, as chunk_min_max_kernel measures
+// it) puts every key, special values outside the sample's range included (floats: classified by
+// value, NaNs by image), into a bucket below the count, monotone in the key's order; built from
+// all keys it is the flash classifier itself. Uniform keys fill the end buckets about as much as
+// the others.
+template <class Key>
+void check_sampled(std::uint64_t seed)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    using word = hipflashsort::detail::image_word_t<Key>;
+    namespace d = hipflashsort::detail;
+    std::mt19937_64 random(seed);
+    for(const hipflashsort::order ord : {hipflashsort::order::ascending, hipflashsort::order::descending})
+    {
+        for(const bool specials : {false, true})
+        {
+            std::vector<Key> keys = uniform_keys<Key>(1 << 17, random);
+            const std::uint64_t stride = d::sample_stride<Key>(keys.size());
+            ASSERT_GT(stride, 1u);
+            if(specials) // never at a sampled position: the sample keeps uniform keys' range
+            {
+                const std::vector<Key> s = test_utils::special_values<Key>();
+                for(std::size_t i = 1; i < keys.size(); i += 7)
+                    if(i % stride != 0) keys[i] = s[random() % s.size()];
+            }
+            std::uint64_t sample[d::segment_stat_words] = {~std::uint64_t(0), 0, 0, 0, 0, 0};
+            std::uint64_t all[d::segment_stat_words] = {~std::uint64_t(0), 0, 0, 0, 0, 0};
+            for(std::size_t i = 0; i < keys.size(); i++)
+            {
+                const std::uint64_t image = codec::order_image(keys[i], ord);
+                for(std::uint64_t* stats : {all, i % stride == 0 ? sample : nullptr})
+                {
+                    if(stats == nullptr) continue;
+                    stats[d::stat_lo] = std::min(stats[d::stat_lo], image);
+                    stats[d::stat_hi] = std::max(stats[d::stat_hi], image);
+                    stats[d::stat_magnitudes] += d::magnitude_bits(keys[i]);
+                    stats[d::stat_read]++;
+                }
+            }
+            const unsigned int buckets = 64;
+            const auto sampled = d::partition_classifier_for<Key>(sample, keys.size(), buckets, ord);
+            const auto exact = d::partition_classifier_for<Key>(all, keys.size(), buckets, ord);
+            const auto plain = d::flash_classifier<Key>::make(static_cast<word>(all[d::stat_lo]),
+                                                              static_cast<word>(all[d::stat_hi]), buckets, ord);
+            std::vector<std::pair<word, unsigned int>> by_image;
+            std::vector<std::size_t> counts(buckets);
+            for(const Key& k : keys)
+            {
+                const auto image = static_cast<word>(codec::order_image(k, ord));
+                const unsigned int b = sampled(k, image);
+                ASSERT_LT(b, sampled.buckets());
+                if(!d::crowds_low<Key>(static_cast<word>(all[d::stat_lo]), static_cast<word>(all[d::stat_hi]),
+                                       all[d::stat_magnitudes], all[d::stat_read], ord))
+                    ASSERT_EQ(exact(k, image), plain(k, image));
+                by_image.emplace_back(image, b);
+                counts[b]++;
+            }
+            std::sort(by_image.begin(), by_image.end());
+            for(std::size_t i = 1; i < by_image.size(); i++)
+                ASSERT_LE(by_image[i - 1].second, by_image[i].second) << "not monotone at " << i;
+            if(!specials && sampled.buckets() == buckets)
+            {
+                const std::size_t mean = keys.size() / buckets;
+                EXPECT_LT(counts.front(), mean * 5 / 4);
+                EXPECT_LT(counts.back(), mean * 5 / 4);
+            }
+        }
+    }
+}
+
+TEST(PartitionClassifier, SampledU32) { check_sampled<std::uint32_t>(21); }
+TEST(PartitionClassifier, SampledI64) { check_sampled<std::int64_t>(22); }
+TEST(PartitionClassifier, SampledF32) { check_sampled<float>(23); }
+TEST(PartitionClassifier, SampledF64) { check_sampled<double>(24); }
+
 } // namespace

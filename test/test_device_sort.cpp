@@ -737,6 +737,66 @@ TEST(SegmentedSort, PartitionedPairsInFullerBuckets)
     }
 }
 
+/// Keys whose every 32nd key (from the start) lies in a narrow band while the others spread over
+/// the whole range, special values among them: a first partition round that measures a segment's
+/// range from a sample of its keys (every 128th or sparser) sees only the band, so nearly every
+/// key lies outside the range it classifies by and must reach the end buckets in order.
+template <class Key>
+std::vector<Key> band_at_samples(std::size_t n, std::uint64_t seed)
+{
+    std::vector<Key> keys = test_utils::generate<Key>(n, distribution::special_floats, seed);
+    std::mt19937_64 rng(seed);
+    for(std::size_t i = 0; i < n; i += 32)
+    {
+        if constexpr(std::is_floating_point<Key>::value)
+            keys[i] = static_cast<Key>(1.0 + static_cast<double>(rng() % 1000) / 1e6);
+        else
+            keys[i] = static_cast<Key>(std::numeric_limits<Key>::max() / 2 + static_cast<Key>(rng() % 1000));
+    }
+    return keys;
+}
+
+// Ranges measured from a sample in the first partition round: segments and device sorts whose
+// sampled keys miss nearly every other key's range, and segments whose samples are all equal
+// while their other keys differ (the round cannot split them; the next round measures all keys).
+TEST(SegmentedSort, SampledRangesMissTheKeys)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::uint64_t seed = 9100;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        segment_list<std::uint32_t> u;
+        segment_list<float> f;
+        segment_list<std::int64_t> w;
+        for(const std::size_t n : {16385u, 40000u, 65536u, 100000u, 300000u})
+        {
+            u.add(band_at_samples<std::uint32_t>(n, seed++));
+            f.add(band_at_samples<float>(n, seed++));
+            w.add(band_at_samples<std::int64_t>(n, seed++));
+        }
+        std::vector<std::uint32_t> equal_samples(65536);
+        for(std::size_t i = 0; i < equal_samples.size(); i++)
+            equal_samples[i] = i % 32 == 0 ? 0xffffffffu : static_cast<std::uint32_t>(i * 2654435761u >> 1);
+        u.add(equal_samples);
+        check_segmented_input<std::uint32_t, int, true>(u.keys, u.begins, u.ends, ord, false);
+        check_segmented_input<float, int, true, payload16>(f.keys, f.begins, f.ends, ord, true);
+        check_segmented_input<std::int64_t, int, false>(w.keys, w.begins, w.ends, ord, false);
+        for(const std::size_t n : {std::size_t(1) << 20, std::size_t(3) << 20})
+        {
+            const std::vector<float> keys = band_at_samples<float>(n, seed++);
+            std::vector<float> expected = keys;
+            std::vector<std::uint32_t> index(n), expected_index(n);
+            for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
+            test_utils::reference_sort(expected, &expected_index, 0, n, ord);
+            std::vector<float> got;
+            std::vector<std::uint32_t> got_index;
+            run_device<float, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
+            ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "n=" << n;
+            ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << "n=" << n;
+        }
+    }
+}
+
 /// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
 /// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
 /// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it

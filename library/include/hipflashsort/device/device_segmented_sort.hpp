@@ -47,7 +47,8 @@ namespace hipflashsort {
 /// - Order: ascending or descending; floats in CUB radix order, -NaN < -inf < ... < -0 = +0 <
 ///   ... < +inf < +NaN, NaNs by bit pattern.
 /// - Complexity: O(n) work for keys spread over their range, O(n log n) worst case (skew is
-///   handled by re-partitioning buckets with their own min/max). Each round synchronizes `stream`
+///   handled by re-partitioning buckets with their own min/max; the first partition round takes
+///   each segment's min/max from a sample of its keys, later rounds from all of them). Each round synchronizes `stream`
 ///   once to read back how many segments each size class got (so that only classes with
 ///   segments are launched), and once more when a dynamic-LDS network class ran (segments it
 ///   hands to the partition); the multi-block partition is planned on the GPU.

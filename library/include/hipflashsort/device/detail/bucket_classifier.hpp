@@ -208,6 +208,13 @@ struct flash_classifier
         return static_cast<word>(bits - 0x3f800000u + 1u);
     }
 
+    /// Equal-width buckets of the images, for floats too (make's first step).
+    HIPFLASHSORT_HOST_DEVICE static flash_classifier by_image_only(word lo, word hi, unsigned int max_buckets,
+                                                                   order ord)
+    {
+        return by_images(lo, hi, max_buckets, ord);
+    }
+
 private:
     /// Equal-width buckets of the images, the common start of make and make_logarithmic.
     HIPFLASHSORT_HOST_DEVICE static flash_classifier by_images(word lo, word hi, unsigned int max_buckets, order ord)

@@ -521,7 +521,7 @@ struct segmented_runner
     /// covers any rest). A lone segment's plan is known here exactly (the device sort's first
     /// round, which at small sizes is bound by what the host issues): its grids are exact.
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
-                         Value* values_dst, std::uint64_t& next_bound)
+                         Value* values_dst, bool sampled, std::uint64_t& next_bound)
     {
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
@@ -552,7 +552,7 @@ struct segmented_runner
         const std::uint64_t wanted_groups = (8 * std::uint64_t(rules.multiprocessors) + n_segs - 1) / n_segs;
         const auto column_groups = static_cast<unsigned int>(std::min(most_groups, wanted_groups));
         chunk_min_max_kernel<Key, block, items>
-            <<<grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord);
+            <<<grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
         chunk_histogram_kernel<Key, block, items, max_buckets>
             <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, ord);
         partition_offsets_kernel<block, max_buckets>
@@ -605,12 +605,14 @@ struct segmented_runner
                 sort_small(first_round, segments, nullptr, src, vsrc, large, false, single_size));
         }
         const auto* totals = at<round_totals>(layout().totals);
-        for(;;)
+        for(bool first = true;; first = false)
         {
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             std::uint64_t next_bound = 0;
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, next_bound));
+            // Only the first round measures ranges from samples: a round that measures all keys
+            // always splits a segment whose keys differ, so the rounds end.
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, first, next_bound));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
