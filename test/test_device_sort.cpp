@@ -756,23 +756,28 @@ std::vector<Key> band_at_samples(std::size_t n, std::uint64_t seed)
     return keys;
 }
 
-// Ranges measured from a sample in the first partition round: segments and device sorts whose
-// sampled keys miss nearly every other key's range, and segments whose samples are all equal
-// while their other keys differ (the round cannot split them; the next round measures all keys).
+// Ranges measured from a sample in the first partition round (inputs of sampled_round_keys keys
+// and more): segments and device sorts whose sampled keys miss nearly every other key's range,
+// and segments whose samples are all equal while their other keys differ (the round cannot split
+// them; the next round measures all keys).
 TEST(SegmentedSort, SampledRangesMissTheKeys)
 {
     HIPFLASHSORT_REQUIRE_GPU();
     std::uint64_t seed = 9100;
+    const std::size_t sampled_from = hipflashsort::detail::segmented_config<float, int>::sampled_round_keys;
     for(const order ord : {order::ascending, order::descending})
     {
         segment_list<std::uint32_t> u;
         segment_list<float> f;
         segment_list<std::int64_t> w;
-        for(const std::size_t n : {16385u, 40000u, 65536u, 100000u, 300000u})
+        while(f.keys.size() < sampled_from)
         {
-            u.add(band_at_samples<std::uint32_t>(n, seed++));
-            f.add(band_at_samples<float>(n, seed++));
-            w.add(band_at_samples<std::int64_t>(n, seed++));
+            for(const std::size_t n : {16385u, 40000u, 65536u, 100000u, 300000u})
+            {
+                u.add(band_at_samples<std::uint32_t>(n, seed++));
+                f.add(band_at_samples<float>(n, seed++));
+                w.add(band_at_samples<std::int64_t>(n, seed++));
+            }
         }
         std::vector<std::uint32_t> equal_samples(65536);
         for(std::size_t i = 0; i < equal_samples.size(); i++)
@@ -781,7 +786,7 @@ TEST(SegmentedSort, SampledRangesMissTheKeys)
         check_segmented_input<std::uint32_t, int, true>(u.keys, u.begins, u.ends, ord, false);
         check_segmented_input<float, int, true, payload16>(f.keys, f.begins, f.ends, ord, true);
         check_segmented_input<std::int64_t, int, false>(w.keys, w.begins, w.ends, ord, false);
-        for(const std::size_t n : {std::size_t(1) << 20, std::size_t(3) << 20})
+        for(const std::size_t n : {sampled_from, sampled_from + (sampled_from >> 2)})
         {
             const std::vector<float> keys = band_at_samples<float>(n, seed++);
             std::vector<float> expected = keys;

@@ -55,8 +55,9 @@ struct segmented_plan
                 next = 0, groups = 0, counts = 0, round = 0, matrix = 0, bytes = 0;
     std::uint64_t class_offset[config::classes] = {};
     std::uint64_t next_capacity = 0, large_capacity = 0, chunk_capacity = 0, matrix_capacity = 0;
+    std::uint64_t keys = 0; // the whole input's
 
-    segmented_plan(std::uint64_t size, std::uint64_t segment_count)
+    segmented_plan(std::uint64_t size, std::uint64_t segment_count) : keys(size)
     {
         // Every bucket of a partition holds partition_bucket_target keys or more on average.
         next_capacity = size / config::partition_bucket_target + 1;
@@ -610,9 +611,10 @@ struct segmented_runner
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             std::uint64_t next_bound = 0;
-            // Only the first round measures ranges from samples: a round that measures all keys
-            // always splits a segment whose keys differ, so the rounds end.
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, first, next_bound));
+            // Only the first round measures ranges from samples (sample_stride): a round that
+            // measures all keys always splits a segment whose keys differ, so the rounds end.
+            const bool sampled = first && plan.keys >= config::sampled_round_keys;
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, next_bound));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
