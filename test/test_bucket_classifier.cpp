@@ -204,6 +204,46 @@ TEST(BucketClassifier, CrowdingU64) { check_crowding<std::uint64_t>(8); }
 TEST(BucketClassifier, CrowdingF32) { check_crowding<float>(9); }
 TEST(BucketClassifier, CrowdingF64) { check_crowding<double>(10); }
 
+// Floats classified by value keep the order's sign in the scale: each key's bucket is the floor of
+// its distance from the origin in the sort order times the scale's magnitude, (origin - k) * |s|
+// descending, the same bits as (k - origin) * s.
+template <class Key>
+void check_value_buckets(std::uint64_t seed)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    using word = hipflashsort::detail::image_word_t<Key>;
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> value(-1000.0, 1000.0);
+    for(int trial = 0; trial < 50; trial++)
+    {
+        std::vector<Key> keys(2000);
+        for(auto& k : keys) k = static_cast<Key>(trial % 2 ? value(random) : value(random) * 1e-30);
+        for(const hipflashsort::order ord : {hipflashsort::order::ascending, hipflashsort::order::descending})
+        {
+            const bool ascending = ord == hipflashsort::order::ascending;
+            word lo = ~word(0), hi = 0;
+            for(const Key& k : keys)
+            {
+                lo = std::min(lo, static_cast<word>(codec::order_image(k, ord)));
+                hi = std::max(hi, static_cast<word>(codec::order_image(k, ord)));
+            }
+            const unsigned int buckets = 256;
+            const auto c = hipflashsort::detail::flash_classifier<Key>::make(lo, hi, buckets, ord);
+            ASSERT_TRUE(c.by_value);
+            ASSERT_EQ(c.scale > 0, ascending);
+            for(const Key& k : keys)
+            {
+                const Key position = (ascending ? k - c.origin : c.origin - k) * (ascending ? c.scale : -c.scale);
+                const unsigned int expected = position < Key(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
+                ASSERT_EQ(c.value_bucket(k), expected) << k;
+            }
+        }
+    }
+}
+
+TEST(BucketClassifier, ValueBucketsF32) { check_value_buckets<float>(11); }
+TEST(BucketClassifier, ValueBucketsF64) { check_value_buckets<double>(12); }
+
 // The first partition round's sampling: strides, and the widened range's ends.
 TEST(PartitionClassifier, SampleStrides)
 {

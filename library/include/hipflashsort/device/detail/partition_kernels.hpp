@@ -170,14 +170,14 @@ struct partition_classifier
     HIPFLASHSORT_HOST_DEVICE unsigned int buckets() const { return inner.buckets; }
 
 private:
+    /// Selects, no branch: a NaN position (a NaN key) gives bucket 0 from the clamp below, then
+    /// the end its sign orders it to (-NaN first ascending, +NaN first descending).
     HIPFLASHSORT_HOST_DEVICE unsigned int clamped_value_bucket(const Key& k) const
     {
-        const Key offset = inner.descending ? inner.origin - k : k - inner.origin;
-        const Key position = offset * inner.scale;
-        const unsigned int last = inner.buckets - 1;
-        if(position != position) // NaN: -NaN first ascending, +NaN first descending
-            return ((codec::to_bits(k) & codec::sign_bit) != 0) != inner.descending ? 0u : last;
-        return position < Key(inner.buckets) ? (position > Key(0) ? static_cast<unsigned int>(position) : 0u) : last;
+        const Key position = inner.position_of(k);
+        const unsigned int b = inner.value_bucket_at(position > Key(0) ? position : Key(0));
+        const bool first = ((codec::to_bits(k) & codec::sign_bit) != 0) != inner.descending;
+        return position == position ? b : first ? 0u : inner.buckets - 1;
     }
 };
 
@@ -212,11 +212,14 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
         by_value = c.by_value;
         if(by_value)
         {
-            const auto range = static_cast<decltype(c.scale)>(c.buckets) / c.scale;
-            const auto margin = 2 * range / static_cast<decltype(c.scale)>(read);
-            const auto origin = c.descending ? c.origin + margin : c.origin - margin;
-            const auto scale = static_cast<decltype(c.scale)>(c.buckets) / (range + 2 * margin);
-            if(origin - origin == 0 && scale - scale == 0 && scale > 0)
+            // Signed as the scale, negative descending: the range, its margin and the origin's
+            // step all point along the sort order, so one formula serves both orders.
+            using real = decltype(c.scale);
+            const real range = static_cast<real>(c.buckets) / c.scale;
+            const real margin = 2 * range / static_cast<real>(read);
+            const real origin = c.origin - margin;
+            const real scale = static_cast<real>(c.buckets) / (range + 2 * margin);
+            if(origin - origin == 0 && scale - scale == 0 && (c.descending ? scale < 0 : scale > 0))
             {
                 c.origin = origin;
                 c.scale = scale;
