@@ -10,6 +10,7 @@
 #include "common/sort_reference.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -268,9 +269,17 @@ TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
     EXPECT_EQ(lo, 0u);
     EXPECT_EQ(hi, 0xffffffffu);
     lo = 5, hi = 100;
-    sampled_bounds(lo, hi, 128); // a gap below one image: unchanged
-    EXPECT_EQ(lo, 5u);
-    EXPECT_EQ(hi, 100u);
+    sampled_bounds(lo, hi, 128); // a gap below one image: one image
+    EXPECT_EQ(lo, 4u);
+    EXPECT_EQ(hi, 101u);
+    lo = hi = 7;
+    sampled_bounds(lo, hi, 128); // all samples equal
+    EXPECT_EQ(lo, 6u);
+    EXPECT_EQ(hi, 8u);
+    lo = 0, hi = 0xffffffffu - 3;
+    sampled_bounds(lo, hi, std::uint64_t(1) << 40); // gap 0 at the word's ends
+    EXPECT_EQ(lo, 0u);
+    EXPECT_EQ(hi, 0xffffffffu - 2);
     std::uint64_t wide_lo = 1, wide_hi = ~std::uint64_t(0) - 1;
     sampled_bounds(wide_lo, wide_hi, 2); // gaps larger than a quarter of the word
     EXPECT_EQ(wide_lo, 0u);
@@ -345,6 +354,41 @@ void check_sampled(std::uint64_t seed)
             }
         }
     }
+}
+
+// A sample whose keys are all one value (or span fewer images than buckets) leaves the keys below
+// and above it buckets of their own: the round splits the segment wherever its keys differ.
+template <class Key>
+void check_narrow_sample(const std::vector<Key>& keys, const Key& value)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    using word = hipflashsort::detail::image_word_t<Key>;
+    namespace d = hipflashsort::detail;
+    for(const hipflashsort::order ord : {hipflashsort::order::ascending, hipflashsort::order::descending})
+    {
+        const std::uint64_t image = codec::order_image(value, ord);
+        const std::uint64_t sample[d::segment_stat_words]
+            = {image, image, 1000 * std::uint64_t(d::magnitude_bits(value)), 1000, 0, 0};
+        const auto c = d::partition_classifier_for<Key>(sample, 1u << 20, 64, ord);
+        ASSERT_EQ(c.buckets(), 3u);
+        for(const Key& k : keys)
+        {
+            const auto i = static_cast<word>(codec::order_image(k, ord));
+            const unsigned int expected = i < image ? 0u : i == image ? 1u : 2u;
+            EXPECT_EQ(c(k, i), expected) << +k << (ord == hipflashsort::order::ascending ? " ascending" : " descending");
+        }
+    }
+}
+
+TEST(PartitionClassifier, NarrowSampleSplitsTheKeys)
+{
+    check_narrow_sample<std::uint32_t>({0u, 6u, 7u, 8u, 1000u, 0xffffffffu}, 7u);
+    check_narrow_sample<std::int64_t>({std::numeric_limits<std::int64_t>::min(), -8, -7, -6, 0, 5}, -7);
+    std::vector<float> with_value = test_utils::special_values<float>();
+    with_value.push_back(1.5f);
+    with_value.push_back(std::nextafter(1.5f, 2.0f));
+    with_value.push_back(std::nextafter(1.5f, 1.0f));
+    check_narrow_sample<float>(with_value, 1.5f);
 }
 
 TEST(PartitionClassifier, SampledU32) { check_sampled<std::uint32_t>(21); }

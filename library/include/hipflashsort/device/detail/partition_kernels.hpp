@@ -181,14 +181,17 @@ private:
     }
 };
 
-/// Widens [lo, hi], measured from `read` samples, by two sample gaps on each side (within the
-/// image word).
+/// Widens [lo, hi], measured from `read` samples, by two sample gaps on each side, at least one
+/// image (within the image word). A sample of fewer images than buckets (one value with rare
+/// others, say) then leaves the keys below and above it end buckets of their own, so that the
+/// round splits the segment where its keys differ; otherwise the clamps put them all into the
+/// sample's end images, and one value would keep the whole segment in one bucket.
 template <class Word>
 HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t read)
 {
-    if(read == 0 || hi <= lo) return;
+    if(read == 0 || hi < lo) return;
     const Word gap = static_cast<Word>((hi - lo) / read);
-    const Word margin = gap > Word(~Word(0)) / 4 ? Word(~Word(0)) / 2 : 2 * gap;
+    const Word margin = gap > Word(~Word(0)) / 4 ? Word(~Word(0)) / 2 : gap == 0 ? Word(1) : 2 * gap;
     lo = lo > margin ? lo - margin : Word(0);
     hi = Word(~Word(0)) - hi > margin ? hi + margin : Word(~Word(0));
 }
