@@ -756,10 +756,11 @@ std::vector<Key> band_at_samples(std::size_t n, std::uint64_t seed)
     return keys;
 }
 
-// Ranges measured from a sample in the first partition round (inputs of sampled_round_keys keys
-// and more): segments and device sorts whose sampled keys miss nearly every other key's range,
-// and segments whose samples are all equal while their other keys differ (the round cannot split
-// them; the next round measures all keys).
+// Ranges measured from a sample in the first partition rounds (sampled_rounds, inputs of
+// sampled_round_keys keys and more): segments and device sorts whose sampled keys miss nearly
+// every other key's range, segments whose samples are all equal while their other keys differ
+// (the round splits them at the sampled value), and device sorts of one value with rare others,
+// whose second round samples that value alone.
 TEST(SegmentedSort, SampledRangesMissTheKeys)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -799,6 +800,20 @@ TEST(SegmentedSort, SampledRangesMissTheKeys)
             ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "n=" << n;
             ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << "n=" << n;
         }
+        const std::size_t n = 2 * sampled_from;
+        std::mt19937_64 rng(seed++);
+        std::vector<std::uint32_t> keys(n), index(n), expected_index(n);
+        for(std::size_t i = 0; i < n; i++)
+        {
+            keys[i] = rng() % 1024 == 0 ? static_cast<std::uint32_t>(rng()) : 0x9e3779b9u;
+            index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
+        }
+        std::vector<std::uint32_t> expected = keys;
+        test_utils::reference_sort(expected, &expected_index, 0, n, ord);
+        std::vector<std::uint32_t> got, got_index;
+        run_device<std::uint32_t, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
+        ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "one value, n=" << n;
+        ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << "one value, n=" << n;
     }
 }
 

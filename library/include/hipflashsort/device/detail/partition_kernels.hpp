@@ -73,8 +73,8 @@ enum segment_stat : unsigned int
     stat_exact_hi
 };
 
-/// Keys between two samples of a segment's range in a sampled round (1: every key). The first
-/// partition round's min/max pass reads one key per 512 bytes (u32: every 128th, a 32-byte sector
+/// Keys between two samples of a segment's range in a sampled round (1: every key). A sampled
+/// round's min/max pass reads one key per 512 bytes (u32: every 128th, a 32-byte sector
 /// in 16) and at most about 16384 keys per segment, instead of every key (4 of a pair's 16 bytes
 /// per round, and a DRAM pass of its own); segments that would give fewer than 128 samples are
 /// read whole. Widened by two sample gaps on each side, the sample's range holds nearly all of

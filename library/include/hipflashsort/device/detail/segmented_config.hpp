@@ -393,15 +393,23 @@ struct segmented_config
     // blocks of segments of any size balance. 2^28 u32 keys at c9f0f14: 512 chunks on 396
     // resident blocks (1.29 waves) left a second wave of 116 lone blocks.
     static constexpr unsigned int round_chunks_per_block = 8;
-    // The first partition round measures its segments' ranges from samples (sample_stride) only
-    // where the input holds this many keys: smaller inputs gained nothing, their min/max pass
-    // being short, and the sampled round's clamps cost f32 keys of 2^16 6%. H100, 9 rotated
-    // rounds, exact first round -> sampled, Gkeys/s, medians: device sorts of 2^16 / 2^20 / 2^22
-    // keys u32 0.95 / 12.88 / 25.89 -> 0.97 / 12.60 / 26.40, f32 0.97 / 12.50 / 24.87 -> 0.91 /
-    // 12.20 / 24.83, u64 0.97 / 10.75 / 14.78 -> 0.98 / 10.46 / 14.58 (the rounds' ranges overlap
-    // except f32 at 2^16); at 2^24 u32 / f32 / u64 31.8 / 30.1 / 19.5 -> 33.4 / 30.5 / 20.3, and
-    // larger sorts gained more (see sample_stride).
+    // The sampled partition rounds (sampled_rounds) measure their segments' ranges from samples
+    // (sample_stride) only where the input holds this many keys: smaller inputs gained nothing,
+    // their min/max pass being short, and the sampled round's clamps cost f32 keys of 2^16 6%.
+    // H100, 9 rotated rounds, exact first round -> sampled, Gkeys/s, medians: device sorts of 2^16
+    // / 2^20 / 2^22 keys u32 0.95 / 12.88 / 25.89 -> 0.97 / 12.60 / 26.40, f32 0.97 / 12.50 / 24.87
+    // -> 0.91 / 12.20 / 24.83, u64 0.97 / 10.75 / 14.78 -> 0.98 / 10.46 / 14.58 (the rounds' ranges
+    // overlap except f32 at 2^16); at 2^24 u32 / f32 / u64 31.8 / 30.1 / 19.5 -> 33.4 / 30.5 /
+    // 20.3, and larger sorts gained more (see sample_stride).
     static constexpr std::uint64_t sampled_round_keys = std::uint64_t(1) << 22;
+    // Rounds that measure ranges from samples: the first ones. A sampled round can leave keys
+    // outside the sample's range in the end buckets, whose range does not shrink, so the rounds
+    // after these measure all keys: each of them cuts every range into its buckets, which keeps
+    // the number of rounds bounded by the key's width. 2^28 u32 keys take two rounds, whose second
+    // min/max pass read every key (about 420 us of a sort of about 7.9 ms at base clocks, ncu,
+    // thirty-eighth session). Not yet measured on a GPU: see docs/performance.md, thirty-ninth
+    // session.
+    static constexpr unsigned int sampled_rounds = 2;
     static constexpr unsigned int max_round_chunks = 8192; // bounds the count matrix
 };
 

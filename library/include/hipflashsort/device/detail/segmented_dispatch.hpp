@@ -606,14 +606,12 @@ struct segmented_runner
                 sort_small(first_round, segments, nullptr, src, vsrc, large, false, single_size));
         }
         const auto* totals = at<round_totals>(layout().totals);
-        for(bool first = true;; first = false)
+        for(unsigned int round = 0;; round++)
         {
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             std::uint64_t next_bound = 0;
-            // Only the first round measures ranges from samples (sample_stride): a round that
-            // measures all keys always splits a segment whose keys differ, so the rounds end.
-            const bool sampled = first && plan.keys >= config::sampled_round_keys;
+            const bool sampled = round < config::sampled_rounds && plan.keys >= config::sampled_round_keys;
             HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, next_bound));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
