@@ -291,6 +291,34 @@ TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
 // value, NaNs by image), into a bucket below the count, monotone in the key's order; built from
 // all keys it is the flash classifier itself. Uniform keys fill the end buckets about as much as
 // the others.
+
+// Statistics as chunk_min_max_kernel leaves them, from the keys at positions that `take` accepts;
+// `inner`: with the nearest other images inside the ends (a sampled round's, as one chunk).
+template <class Key, class Take>
+void measure(const std::vector<Key>& keys, hipflashsort::order ord, bool inner, Take take,
+             std::uint64_t (&stats)[hipflashsort::detail::segment_stat_words])
+{
+    namespace d = hipflashsort::detail;
+    for(unsigned int w = 0; w < d::segment_stat_words; w++) stats[w] = d::stat_is_minimum(w) ? ~std::uint64_t(0) : 0;
+    std::vector<std::uint64_t> images;
+    for(std::size_t i = 0; i < keys.size(); i++)
+    {
+        if(!take(i)) continue;
+        const std::uint64_t image = hipflashsort::radix_key_codec<Key>::order_image(keys[i], ord);
+        stats[d::stat_lo] = std::min(stats[d::stat_lo], image);
+        stats[d::stat_hi] = std::max(stats[d::stat_hi], image);
+        stats[d::stat_magnitudes] += d::magnitude_bits(keys[i]);
+        stats[d::stat_read]++;
+        images.push_back(image);
+    }
+    if(!inner) return;
+    for(const std::uint64_t image : images)
+    {
+        if(image > stats[d::stat_lo]) stats[d::stat_inner_lo] = std::min(stats[d::stat_inner_lo], image);
+        if(image < stats[d::stat_hi]) stats[d::stat_inner_hi] = std::max(stats[d::stat_inner_hi], image);
+    }
+}
+
 template <class Key>
 void check_sampled(std::uint64_t seed)
 {
@@ -311,20 +339,9 @@ void check_sampled(std::uint64_t seed)
                 for(std::size_t i = 1; i < keys.size(); i += 7)
                     if(i % stride != 0) keys[i] = s[random() % s.size()];
             }
-            std::uint64_t sample[d::segment_stat_words] = {~std::uint64_t(0), 0, 0, 0, 0, 0};
-            std::uint64_t all[d::segment_stat_words] = {~std::uint64_t(0), 0, 0, 0, 0, 0};
-            for(std::size_t i = 0; i < keys.size(); i++)
-            {
-                const std::uint64_t image = codec::order_image(keys[i], ord);
-                for(std::uint64_t* stats : {all, i % stride == 0 ? sample : nullptr})
-                {
-                    if(stats == nullptr) continue;
-                    stats[d::stat_lo] = std::min(stats[d::stat_lo], image);
-                    stats[d::stat_hi] = std::max(stats[d::stat_hi], image);
-                    stats[d::stat_magnitudes] += d::magnitude_bits(keys[i]);
-                    stats[d::stat_read]++;
-                }
-            }
+            std::uint64_t sample[d::segment_stat_words], all[d::segment_stat_words];
+            measure(keys, ord, true, [&](std::size_t i) { return i % stride == 0; }, sample);
+            measure(keys, ord, false, [](std::size_t) { return true; }, all);
             const unsigned int buckets = 64;
             const auto sampled = d::partition_classifier_for<Key>(sample, keys.size(), buckets, ord);
             const auto exact = d::partition_classifier_for<Key>(all, keys.size(), buckets, ord);
@@ -389,6 +406,72 @@ TEST(PartitionClassifier, NarrowSampleSplitsTheKeys)
     with_value.push_back(std::nextafter(1.5f, 2.0f));
     with_value.push_back(std::nextafter(1.5f, 1.0f));
     check_narrow_sample<float>(with_value, 1.5f);
+}
+
+// One extreme key on the sample grid (the benchmarks' outlier) is left out of the sampled range:
+// the other keys spread over the buckets as without it, and the outlier takes the end bucket of
+// its side.
+template <class Key>
+void check_outlying_sample(Key outlier, Key scale, std::uint64_t seed)
+{
+    using codec = hipflashsort::radix_key_codec<Key>;
+    using word = hipflashsort::detail::image_word_t<Key>;
+    namespace d = hipflashsort::detail;
+    std::mt19937_64 random(seed);
+    std::vector<Key> keys = uniform_keys<Key>(1 << 17, random);
+    for(Key& k : keys)
+    {
+        if constexpr(std::is_floating_point<Key>::value) k *= scale;
+        else k %= scale;
+    }
+    const std::uint64_t stride = d::sample_stride<Key>(keys.size());
+    keys[keys.size() / 2 / stride * stride] = outlier;
+    const auto sampled = [&](std::size_t i) { return i % stride == 0; };
+    const unsigned int buckets = 64;
+    for(const hipflashsort::order ord : {hipflashsort::order::ascending, hipflashsort::order::descending})
+    {
+        std::uint64_t sample[d::segment_stat_words];
+        measure(keys, ord, true, sampled, sample);
+        const auto c = d::partition_classifier_for<Key>(sample, keys.size(), buckets, ord);
+        ASSERT_EQ(c.buckets(), buckets);
+        std::vector<std::size_t> counts(buckets);
+        for(const Key& k : keys)
+        {
+            const unsigned int b = c(k, static_cast<word>(codec::order_image(k, ord)));
+            if(k == outlier)
+                EXPECT_EQ(b, (ord == hipflashsort::order::ascending) == (outlier > Key(0)) ? buckets - 1 : 0u);
+            counts[b]++;
+        }
+        const std::size_t mean = keys.size() / buckets;
+        for(unsigned int b = 0; b < buckets; b++) EXPECT_LT(counts[b], mean * 5 / 4) << "bucket " << b;
+    }
+}
+
+TEST(PartitionClassifier, OutlyingSampleLeftOut)
+{
+    check_outlying_sample<float>(std::numeric_limits<float>::max(), 1000.0f, 31);
+    check_outlying_sample<float>(-std::numeric_limits<float>::infinity(), 1.0f, 32);
+    check_outlying_sample<double>(1e300, 5.0, 33);
+    check_outlying_sample<std::uint32_t>(0xffffffffu, 1u << 20, 34);
+    check_outlying_sample<std::int64_t>(std::numeric_limits<std::int64_t>::min(), std::int64_t(1) << 40, 35);
+}
+
+// trim_outlying_samples leaves a range alone unless an end lies farther from the inner bounds
+// than they spread, and never without inner bounds inside the range.
+TEST(PartitionClassifier, TrimOnlyFarEnds)
+{
+    namespace d = hipflashsort::detail;
+    const auto trimmed = [](std::uint32_t lo, std::uint32_t hi, std::uint32_t ilo, std::uint32_t ihi) {
+        d::trim_outlying_samples<std::uint32_t>(lo, hi, ilo, ihi, hipflashsort::order::ascending);
+        return std::make_pair(lo, hi);
+    };
+    EXPECT_EQ(trimmed(0, 100, 1, 99), std::make_pair(0u, 100u));
+    EXPECT_EQ(trimmed(0, 1000, 10, 20), std::make_pair(0u, 20u)); // the low end: 10 > 10 is not
+    EXPECT_EQ(trimmed(0, 1000, 11, 20), std::make_pair(11u, 20u));
+    EXPECT_EQ(trimmed(0, 1000, 20, 25), std::make_pair(20u, 25u));
+    EXPECT_EQ(trimmed(5, 5, 5, 5), std::make_pair(5u, 5u));            // one value
+    EXPECT_EQ(trimmed(0, 1000, ~0u, 0), std::make_pair(0u, 1000u));     // no inner bounds
+    EXPECT_EQ(trimmed(0, 1000, 1000, 0), std::make_pair(0u, 1000u));    // two values
 }
 
 TEST(PartitionClassifier, SampledU32) { check_sampled<std::uint32_t>(21); }

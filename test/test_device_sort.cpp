@@ -817,6 +817,49 @@ TEST(SegmentedSort, SampledRangesMissTheKeys)
     }
 }
 
+/// A device sort of `keys` with index values, against the stable reference.
+template <class Key>
+void check_device_pairs(const std::vector<Key>& keys, order ord, const char* what)
+{
+    const std::size_t n = keys.size();
+    std::vector<std::uint32_t> index(n), expected_index(n);
+    for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
+    std::vector<Key> expected = keys;
+    test_utils::reference_sort(expected, &expected_index, 0, n, ord);
+    std::vector<Key> got;
+    std::vector<std::uint32_t> got_index;
+    run_device<Key, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
+    ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << what << ", n=" << n;
+    ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << what << ", n=" << n;
+}
+
+// Extreme keys on the sample grid of a sampled round (trim_outlying_samples leaves them out of
+// the sampled range): f32 keys of [0, 1000) with FLT_MAX at the middle, -inf first and a few
+// NaNs; u32 keys below 2^20 with the largest key at the middle and in a few other places.
+TEST(DeviceSort, OutlyingSamplesLeftOut)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = hipflashsort::detail::segmented_config<float, int>::sampled_round_keys;
+    std::mt19937_64 rng(9300);
+    std::uniform_real_distribution<float> unit(0.0f, 1000.0f);
+    std::vector<float> f(n);
+    std::vector<std::uint32_t> u(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        f[i] = unit(rng);
+        u[i] = static_cast<std::uint32_t>(rng() % (1u << 20));
+    }
+    f[n / 2] = std::numeric_limits<float>::max();
+    f[0] = -std::numeric_limits<float>::infinity();
+    for(const std::size_t i : {std::size_t(7), n / 3, n - 1}) f[i] = std::numeric_limits<float>::quiet_NaN();
+    for(const std::size_t i : {n / 2, std::size_t(12345), n - 2}) u[i] = 0xffffffffu;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_device_pairs(f, ord, "f32 outliers");
+        check_device_pairs(u, ord, "u32 outliers");
+    }
+}
+
 /// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
 /// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
 /// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it

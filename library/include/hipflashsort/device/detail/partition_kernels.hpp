@@ -61,8 +61,9 @@ using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
 /// Words of each segment's statistics: what chunk_min_max_kernel measured (its smallest and
 /// largest image, the sum of magnitude_bits and how many keys it read: all, or a sample), then,
 /// where a sampled round needs it (needs_exact_range), the smallest and largest image of all its
-/// keys (chunk_histogram_kernel).
-constexpr unsigned int segment_stat_words = 6;
+/// keys (chunk_histogram_kernel), then, in a sampled round, bounds of the samples inside the
+/// sample's ends (trim_outlying_samples).
+constexpr unsigned int segment_stat_words = 8;
 enum segment_stat : unsigned int
 {
     stat_lo,
@@ -70,8 +71,16 @@ enum segment_stat : unsigned int
     stat_magnitudes,
     stat_read,
     stat_exact_lo,
-    stat_exact_hi
+    stat_exact_hi,
+    stat_inner_lo,
+    stat_inner_hi
 };
+
+/// Whether statistics word `w` starts at its largest value (a minimum merged by atomicMin).
+HIPFLASHSORT_HOST_DEVICE constexpr bool stat_is_minimum(unsigned int w)
+{
+    return w == stat_lo || w == stat_exact_lo || w == stat_inner_lo;
+}
 
 /// Keys between two samples of a segment's range in a sampled round (1: every key). A sampled
 /// round's min/max pass reads one key per 512 bytes (u32: every 128th, a 32-byte sector
@@ -196,6 +205,38 @@ HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t r
     hi = Word(~Word(0)) - hi > margin ? hi + margin : Word(~Word(0));
 }
 
+/// Leaves out of a sample's range [lo, hi] an end sample that lies farther from the other
+/// samples than they spread. inner_lo and inner_hi bound the others from outside: the smallest and
+/// largest of each chunk's samples after its own ends, merged over the chunks (chunk_min_max_kernel),
+/// so they may lie a few samples inside the second smallest and second largest. Distances are
+/// taken between values for floats, between images for integers. The keys beyond a trimmed end go
+/// to the end bucket, so one extreme key that a sample happens to hold no longer stretches the
+/// round's buckets over a range its other keys leave empty (2^28 f32 keys of [0, 1000) and one
+/// FLT_MAX on the sample grid took a third round over most keys).
+template <class Key, class Word>
+HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inner_lo, Word inner_hi, order ord)
+{
+    if(!(lo < inner_lo && inner_lo <= inner_hi && inner_hi < hi)) return;
+    using codec = radix_key_codec<Key>;
+    if constexpr(codec::is_float)
+    {
+        using bits = typename codec::bit_key_type;
+        const auto value = [ord](Word w) { return codec::decode_lossless(static_cast<bits>(w), ord); };
+        const auto distance = [](Key a, Key b) { return a < b ? b - a : a - b; }; // NaN: compares false below
+        const Key span = distance(value(inner_lo), value(inner_hi));
+        const bool high = distance(value(inner_hi), value(hi)) > span;
+        if(distance(value(lo), value(inner_lo)) > span) lo = inner_lo;
+        if(high) hi = inner_hi;
+    }
+    else
+    {
+        const Word span = inner_hi - inner_lo;
+        const bool high = hi - inner_hi > span;
+        if(inner_lo - lo > span) lo = inner_lo;
+        if(high) hi = inner_hi;
+    }
+}
+
 /// The classifier of a segment of `size` keys from its statistics (see partition_classifier).
 template <class Key>
 HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(const std::uint64_t* mine,
@@ -206,6 +247,9 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
     using classifier = flash_classifier<Key>;
     auto lo = static_cast<word>(mine[stat_lo]), hi = static_cast<word>(mine[stat_hi]);
     const std::uint64_t read = mine[stat_read];
+    if(read < size)
+        trim_outlying_samples<Key>(lo, hi, static_cast<word>(mine[stat_inner_lo]),
+                                   static_cast<word>(mine[stat_inner_hi]), ord);
     const bool low = crowds_low<Key>(lo, hi, mine[stat_magnitudes], read, ord);
     classifier c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::make(lo, hi, buckets, ord);
     if(read >= size) return partition_classifier<Key>{c, lo, hi, false};
@@ -374,9 +418,18 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         hi = max_of(hi, v);
         magnitudes += magnitude_bits(k);
     };
+    // A sampled round also keeps, per thread, the nearest sample inside each end (distinct
+    // images): the chunk's samples inside its own ends follow from them (merge_inner_range).
+    std::uint64_t next_lo = ~std::uint64_t(0), next_hi = 0;
+    const auto measure_sample = [&](const Key& k) {
+        const std::uint64_t v = wide_image(k, ord);
+        next_lo = v < lo ? lo : v > lo ? min_of(next_lo, v) : next_lo;
+        next_hi = v > hi ? hi : v < hi ? max_of(next_hi, v) : next_hi;
+        measure(k);
+    };
     const std::uint64_t stride = sampled ? sample_stride<Key>(s.range.end - s.range.begin) : 1;
     if(stride == 1) for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, measure);
-    else for_each_chunk_sample<BlockSize>(keys, c, s, stride, measure);
+    else for_each_chunk_sample<BlockSize>(keys, c, s, stride, measure_sample);
     std::uint64_t* const mine = stats + segment_stat_words * c.segment;
     // One addition per wavefront: a block-wide sum would add two barriers to a pass bound by
     // bandwidth.
@@ -386,6 +439,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_magnitudes]),
                   static_cast<unsigned long long>(magnitudes));
     }
+    const std::uint64_t own_lo = lo, own_hi = hi;
     block_min_max<BlockSize>(lo, hi, scratch);
     if(threadIdx.x == 0)
     {
@@ -394,6 +448,15 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         const std::uint64_t read = (to + stride - 1) / stride - (from + stride - 1) / stride;
         atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_read]), static_cast<unsigned long long>(read));
         merge_range(mine, stat_lo, lo, hi);
+    }
+    if(stride != 1) // block-uniform
+    {
+        // The chunk's nearest samples inside its ends: a thread's own end where that lies
+        // inside the chunk's, else the next one it saw.
+        std::uint64_t inner_lo = own_lo > lo ? own_lo : next_lo, inner_hi = own_hi < hi ? own_hi : next_hi;
+        syncthreads(); // scratch is read by block_min_max above
+        block_min_max<BlockSize>(inner_lo, inner_hi, scratch);
+        if(threadIdx.x == 0) merge_range(mine, stat_inner_lo, inner_lo, inner_hi);
     }
 }
 

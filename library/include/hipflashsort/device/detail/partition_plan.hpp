@@ -311,7 +311,7 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
             segments[i] = s;
             std::uint64_t* mine = stats + segment_stat_words * i;
             for(unsigned int w = 0; w < segment_stat_words; w++)
-                mine[w] = w == stat_lo || w == stat_exact_lo ? ~std::uint64_t(0) : 0;
+                mine[w] = stat_is_minimum(w) ? ~std::uint64_t(0) : 0;
         }
         syncthreads();
         const unsigned int in_batch = static_cast<unsigned int>(n - first < BlockSize ? n - first : BlockSize);
