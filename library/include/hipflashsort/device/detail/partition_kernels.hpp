@@ -212,7 +212,9 @@ HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t r
 /// taken between values for floats, between images for integers. The keys beyond a trimmed end go
 /// to the end bucket, so one extreme key that a sample happens to hold no longer stretches the
 /// round's buckets over a range its other keys leave empty (2^28 f32 keys of [0, 1000) and one
-/// FLT_MAX on the sample grid took a third round over most keys).
+/// FLT_MAX on the sample grid took a third round over most keys). H200, medians of 5 rotated
+/// rounds, Gkeys/s: 2^28 f32 / u32 outlier 33.5 / 48.7 -> 43.7 / 54.1, zipf 39.8 / 41.3 -> 41.3 /
+/// 42.0; the inner bounds cost the sampled min/max pass 1.2-1.7 us (2^24 u32: 36.7 -> 36.2).
 template <class Key, class Word>
 HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inner_lo, Word inner_hi, order ord)
 {
