@@ -254,7 +254,7 @@ TEST(PartitionClassifier, SampleStrides)
     EXPECT_EQ(sample_stride<std::uint32_t>(65536), 128u);
     EXPECT_EQ(sample_stride<std::uint64_t>(65536), 64u);
     EXPECT_EQ(sample_stride<std::uint8_t>(65536), 512u);
-    EXPECT_EQ(sample_stride<std::uint32_t>(std::uint64_t(1) << 28), std::uint64_t(1) << 14); // about 16384 samples
+    EXPECT_EQ(sample_stride<std::uint32_t>(std::uint64_t(1) << 28), std::uint64_t(1) << 17); // about 2048 samples
 }
 
 TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
