@@ -20,9 +20,8 @@ namespace hipflashsort {
 /// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first two rounds
 /// measure their ranges on a sample of the keys (one per 512 bytes, at most about 2048), less an
 /// end sample that lies farther from the others than they spread; keys outside the range go to
-/// the end buckets, and every later round measures all of its keys. A round
-/// whose keys crowd near the smallest one with a long tail above (zipf-like) spaces its buckets
-/// logarithmically.
+/// the end buckets, and every later round measures all of its keys. A round whose keys crowd
+/// near the smallest one with a long tail above (zipf-like) spaces its buckets logarithmically.
 /// A round that leaves its buckets to further rounds joins adjacent, evenly filled buckets into
 /// fewer next-round segments, so that its scatter writes longer runs.
 ///

@@ -424,8 +424,8 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         hi = max_of(hi, v);
         magnitudes += magnitude_bits(k);
     };
-    // A sampled round also keeps, per thread, the nearest sample inside each end (distinct
-    // images): the chunk's samples inside its own ends follow from them (merge_inner_range).
+    // A sampled round also keeps, per thread, the nearest sample inside each of its ends
+    // (distinct images): the chunk's nearest samples inside its own ends follow from them below.
     std::uint64_t next_lo = ~std::uint64_t(0), next_hi = 0;
     const auto measure_sample = [&](const Key& k) {
         const std::uint64_t v = wide_image(k, ord);
