@@ -235,7 +235,8 @@ void check_value_buckets(std::uint64_t seed)
             for(const Key& k : keys)
             {
                 const Key position = (ascending ? k - c.origin : c.origin - k) * (ascending ? c.scale : -c.scale);
-                const unsigned int expected = position < Key(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
+                const unsigned int expected
+                    = position < Key(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
                 ASSERT_EQ(c.value_bucket(k), expected) << k;
             }
         }
@@ -392,7 +393,8 @@ void check_narrow_sample(const std::vector<Key>& keys, const Key& value)
         {
             const auto i = static_cast<word>(codec::order_image(k, ord));
             const unsigned int expected = i < image ? 0u : i == image ? 1u : 2u;
-            EXPECT_EQ(c(k, i), expected) << +k << (ord == hipflashsort::order::ascending ? " ascending" : " descending");
+            EXPECT_EQ(c(k, i), expected)
+                << +k << (ord == hipflashsort::order::ascending ? " ascending" : " descending");
         }
     }
 }

@@ -756,6 +756,22 @@ std::vector<Key> band_at_samples(std::size_t n, std::uint64_t seed)
     return keys;
 }
 
+/// A device sort of `keys` with index values, against the stable reference.
+template <class Key>
+void check_device_pairs(const std::vector<Key>& keys, order ord, const char* what)
+{
+    const std::size_t n = keys.size();
+    std::vector<std::uint32_t> index(n), expected_index(n);
+    for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
+    std::vector<Key> expected = keys;
+    test_utils::reference_sort(expected, &expected_index, 0, n, ord);
+    std::vector<Key> got;
+    std::vector<std::uint32_t> got_index;
+    run_device<Key, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
+    ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << what << ", n=" << n;
+    ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << what << ", n=" << n;
+}
+
 // Ranges measured from a sample in the first partition rounds (sampled_rounds, inputs of
 // sampled_round_keys keys and more): segments and device sorts whose sampled keys miss nearly
 // every other key's range, segments whose samples are all equal while their other keys differ
@@ -788,49 +804,12 @@ TEST(SegmentedSort, SampledRangesMissTheKeys)
         check_segmented_input<float, int, true, payload16>(f.keys, f.begins, f.ends, ord, true);
         check_segmented_input<std::int64_t, int, false>(w.keys, w.begins, w.ends, ord, false);
         for(const std::size_t n : {sampled_from, sampled_from + (sampled_from >> 2)})
-        {
-            const std::vector<float> keys = band_at_samples<float>(n, seed++);
-            std::vector<float> expected = keys;
-            std::vector<std::uint32_t> index(n), expected_index(n);
-            for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
-            test_utils::reference_sort(expected, &expected_index, 0, n, ord);
-            std::vector<float> got;
-            std::vector<std::uint32_t> got_index;
-            run_device<float, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
-            ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "n=" << n;
-            ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << "n=" << n;
-        }
-        const std::size_t n = 2 * sampled_from;
+            check_device_pairs(band_at_samples<float>(n, seed++), ord, "band at the samples");
         std::mt19937_64 rng(seed++);
-        std::vector<std::uint32_t> keys(n), index(n), expected_index(n);
-        for(std::size_t i = 0; i < n; i++)
-        {
-            keys[i] = rng() % 1024 == 0 ? static_cast<std::uint32_t>(rng()) : 0x9e3779b9u;
-            index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
-        }
-        std::vector<std::uint32_t> expected = keys;
-        test_utils::reference_sort(expected, &expected_index, 0, n, ord);
-        std::vector<std::uint32_t> got, got_index;
-        run_device<std::uint32_t, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
-        ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "one value, n=" << n;
-        ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << "one value, n=" << n;
+        std::vector<std::uint32_t> keys(2 * sampled_from);
+        for(std::uint32_t& k : keys) k = rng() % 1024 == 0 ? static_cast<std::uint32_t>(rng()) : 0x9e3779b9u;
+        check_device_pairs(keys, ord, "one value");
     }
-}
-
-/// A device sort of `keys` with index values, against the stable reference.
-template <class Key>
-void check_device_pairs(const std::vector<Key>& keys, order ord, const char* what)
-{
-    const std::size_t n = keys.size();
-    std::vector<std::uint32_t> index(n), expected_index(n);
-    for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
-    std::vector<Key> expected = keys;
-    test_utils::reference_sort(expected, &expected_index, 0, n, ord);
-    std::vector<Key> got;
-    std::vector<std::uint32_t> got_index;
-    run_device<Key, std::uint32_t, true, int>(keys, index, got, got_index, ord, false);
-    ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << what << ", n=" << n;
-    ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << what << ", n=" << n;
 }
 
 // Extreme keys on the sample grid of a sampled round (trim_outlying_samples leaves them out of

@@ -230,16 +230,14 @@ HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inn
         const auto value = [ord](Word w) { return codec::decode_lossless(static_cast<bits>(w), ord); };
         const auto distance = [](Key a, Key b) { return a < b ? b - a : a - b; }; // NaN: compares false below
         const Key span = distance(value(inner_lo), value(inner_hi));
-        const bool high = distance(value(inner_hi), value(hi)) > span;
         if(distance(value(lo), value(inner_lo)) > span) lo = inner_lo;
-        if(high) hi = inner_hi;
+        if(distance(value(inner_hi), value(hi)) > span) hi = inner_hi;
     }
     else
     {
         const Word span = inner_hi - inner_lo;
-        const bool high = hi - inner_hi > span;
         if(inner_lo - lo > span) lo = inner_lo;
-        if(high) hi = inner_hi;
+        if(hi - inner_hi > span) hi = inner_hi;
     }
 }
 
