@@ -410,7 +410,12 @@ struct segmented_config
     // thirty-eighth session). H100, 4 rotated rounds, one sampled round -> two, Gkeys/s, medians:
     // 2^28 u32 / f32 uniform 39.7 / 38.2 -> 41.9 / 40.1, u32 reduced-entropy 25.4 -> 26.1, 2^27
     // u64 18.3 -> 19.1, 2^28 u32+u32 17.3 -> 17.7 (docs/performance.md, fortieth session).
-    static constexpr unsigned int sampled_rounds = 2;
+    // A third sampled round spares skewed keys' third min/max pass over every key (2^28 u32
+    // reduced-entropy: 285 us, ncu, H200). H200, two calls of 4 rotated rounds, two -> three,
+    // Gkeys/s, medians: 2^28 u32 outlier 54.7 -> 57.1 / 54.7 -> 57.1, reduced-entropy 28.5 ->
+    // 29.3 / 28.3 -> 29.3, zipf 42.6 -> 43.3 / 42.7 -> 43.3; other 2^28 cases and segments within
+    // 0.8% (forty-first session).
+    static constexpr unsigned int sampled_rounds = 3;
     static constexpr unsigned int max_round_chunks = 8192; // bounds the count matrix
 };
 
