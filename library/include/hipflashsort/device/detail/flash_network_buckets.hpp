@@ -120,17 +120,18 @@ HIPFLASHSORT_DEVICE bool plan_bucket_rows(unsigned int buckets, SizeOf size_of, 
 }
 
 /// Hands every bucket of [first, last) to a logical wavefront network: sort(lanes, items, b, n,
-/// member) with lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in turn; a
-/// hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by side
-/// (16 lanes x 16 keys); otherwise each 32-lane half runs its two groups' buckets one after the
-/// other through 32 lanes x 16 keys, or x 32 where Largest allows buckets above 512. A group
-/// without a bucket calls with n = 0 (and b = first), so that whole wavefronts run the shuffles; a
-/// wavefront without any bucket skips its turn.
+/// member) with lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in
+/// turn; a hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by
+/// side (16 lanes x 16 keys, or x 8 where Small and they hold up to 128); otherwise each 32-lane
+/// half runs its two groups' buckets one after the other through 32 lanes x 16 keys, or x 32 where
+/// Largest allows buckets above 512. A group without a bucket calls with n = 0 (and b = first), so
+/// that whole wavefronts run the shuffles; a wavefront without any bucket skips its turn.
 /// out_first[b] is bucket b's first output position, out_first[last] the end of bucket last - 1.
-template <unsigned int BlockSize, unsigned int Largest, class Sort>
+template <unsigned int BlockSize, unsigned int Largest, bool Small = false, class Sort>
 HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last, const unsigned int* out_first,
                                           Sort sort)
 {
+    using c8 = std::integral_constant<unsigned int, 8>;
     using c16 = std::integral_constant<unsigned int, 16>;
     using c32 = std::integral_constant<unsigned int, 32>;
     constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
@@ -141,6 +142,14 @@ HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last,
         const unsigned int b = base + group;
         const unsigned int n = b < last ? out_first[b + 1] - out_first[b] : 0u;
         if(ballot(n != 0) == 0) continue; // a wavefront without buckets skips the network
+        if constexpr(Small)
+        {
+            if(ballot(n > lanes * 8) == 0)
+            {
+                sort(c16{}, c8{}, b < last ? b : first, n, threadIdx.x % lanes);
+                continue;
+            }
+        }
         if(ballot(n > lanes * 16) == 0)
         {
             sort(c16{}, c16{}, b < last ? b : first, n, threadIdx.x % lanes);

@@ -24,8 +24,9 @@ namespace detail {
 /// load → min/max → classify and count → scan → stage in LDS by bucket → sort each bucket with a
 /// network → write. Three reads of the segment (the second and third from L2), one write.
 ///
-/// Buckets average bucket_goal keys, so nearly all fit the 256-key network of 16 lanes; larger
-/// ones take the 512- or 1024-key network of 32 lanes, and a segment with a bucket above 1024
+/// Buckets average bucket_goal keys, so nearly all fit the 128-key network of 16 lanes (8 keys
+/// each) or the 256-key one (16 each); larger ones take the 512- or 1024-key network of 32 lanes,
+/// and a segment with a bucket above 1024
 /// keys (skewed keys) is not sorted here but handed back for a partition round, whose buckets get
 /// their own min/max. Inside a bucket the staging order is the hardware's: equal images are equal
 /// keys, except floats' -0 and +0, whose run is rewritten in input order at the end from bit masks
@@ -48,7 +49,13 @@ struct flash_network_sort
 
     static constexpr unsigned int capacity = Capacity;
     static constexpr unsigned int items = Capacity / BlockSize; // keys per thread and pass
-    static constexpr unsigned int bucket_goal = 192;
+    // Buckets of about 96 keys fit the 128-key network: 28 compare-exchange steps over 128 slots
+    // instead of 36 over 256 for buckets of about 192. H200, 5 rotated rounds, Gkeys/s, medians,
+    // 192 -> 96: 2^28 u32 / f32 uniform 48.6 / 44.6 -> 49.5 / 45.3, sorted 43.8 / 40.7 -> 45.0 /
+    // 41.8; segments of 16384 / 65536 u32 keys 123.4 / 95.2 -> 126.6 / 100.6 (2^26 keys). 80
+    // lost 1-2% (more buckets, the same network), 112 gained sorted keys more (+5%, their buckets
+    // never pass 128) and uniform ones less (forty-first session).
+    static constexpr unsigned int bucket_goal = 96;
     static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
     static constexpr unsigned int largest_bucket = 1024;
     // Each bucket's run starts on a whole line of the swizzled rows, so that a network's output,
@@ -352,7 +359,7 @@ private:
 
     HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int first, unsigned int last, unsigned int base)
     {
-        sort_bucket_rows<BlockSize, largest_bucket>(
+        sort_bucket_rows<BlockSize, largest_bucket, true>(
             first, last, lds.out_first,
             [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
                 if constexpr(Windowed && decltype(items)::value == 32)

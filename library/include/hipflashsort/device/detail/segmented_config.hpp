@@ -200,7 +200,7 @@ struct segmented_config
           : flash_classes ? flash_capacity(flash_classes - 1) : wave_and_network_top;
 
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
-    // threads cuts a segment into buckets of about 192 keys and sorts them with wavefront
+    // threads cuts a segment into buckets of about 96 keys (pairs: 192) and sorts them with wavefront
     // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
     // composites with values (flash_network_pair_sort, which stages 16-bit input positions in
     // place of the values). Its capacity is the largest of 16384, 8192, ... whose storage fits
