@@ -839,6 +839,64 @@ TEST(DeviceSort, OutlyingSamplesLeftOut)
     }
 }
 
+/// Keys 0, 3, 6, ... (n of them) in order, with `swap` > 0 exchanging the pair at swap - 1 and
+/// swap: a run whose first and last keys are its extremes, broken at one place.
+std::vector<std::uint32_t> spaced_run(std::size_t n, std::size_t swap)
+{
+    std::vector<std::uint32_t> keys(n);
+    for(std::size_t i = 0; i < n; i++) keys[i] = static_cast<std::uint32_t>(3 * i);
+    if(swap > 0) std::swap(keys[swap - 1], keys[swap]);
+    return keys;
+}
+
+// Segments of the flash network classes (4097-16384 keys, and the wide class above) that arrive in
+// order or in reverse order are copied or reversed instead of sorted: runs with ties, rising and
+// falling in both orders; float runs holding -0 and +0 (a falling one is sorted, as reversing
+// would turn the zeros' input order); runs whose first and last keys are their extremes but
+// broken in the middle or next to the end (sorted). In place too, and device sorts of sorted and
+// reverse-sorted keys, whose last round's segments arrive so.
+TEST(SegmentedSort, PresortedRuns)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(9500);
+    for(const order ord : {order::ascending, order::descending})
+    {
+        segment_list<std::uint32_t> u;
+        segment_list<float> f;
+        for(const std::size_t n : {std::size_t(5000), std::size_t(16384), std::size_t(40000), std::size_t(65536)})
+        {
+            std::vector<std::uint32_t> ties(n);
+            for(std::uint32_t& k : ties) k = static_cast<std::uint32_t>(rng() % (n / 3));
+            std::sort(ties.begin(), ties.end());
+            u.add(ties);
+            u.add(std::vector<std::uint32_t>(ties.rbegin(), ties.rend()));
+            for(const std::size_t swap : {n / 2, n - 2})
+            {
+                const std::vector<std::uint32_t> broken = spaced_run(n, swap);
+                u.add(broken);
+                u.add(std::vector<std::uint32_t>(broken.rbegin(), broken.rend()));
+            }
+            std::vector<float> zeros(n);
+            for(std::size_t i = 0; i < n; i++)
+            {
+                const std::uint64_t r = rng() % 8;
+                zeros[i] = r == 0 ? -0.0f : r == 1 ? 0.0f : static_cast<float>(static_cast<int>(rng() % 2001) - 1000);
+            }
+            std::stable_sort(zeros.begin(), zeros.end());
+            f.add(zeros);
+            f.add(std::vector<float>(zeros.rbegin(), zeros.rend()));
+        }
+        check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, false);
+        check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, true);
+        check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, false);
+        check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, true);
+        const std::size_t n = (std::size_t(1) << 22) + 77;
+        check_keys_twice<std::uint32_t>(n, distribution::sorted, ord, false, 9501);
+        check_keys_twice<std::uint32_t>(n, distribution::reverse, ord, true, 9502);
+        check_keys_twice<float>(n, distribution::reverse, ord, false, 9503);
+    }
+}
+
 /// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
 /// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
 /// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it

@@ -172,8 +172,17 @@ struct flash_network_sort
         if(lo == hi)
         {
             // All keys equal: the input order is sorted.
-            if(in != out)
-                for(unsigned int i = threadIdx.x; i < size; i += BlockSize) out[i] = in[i];
+            copy_run(in, out, size);
+            return true;
+        }
+        // Keys already in order, or in reverse order without a float zero (whose -0 / +0 run
+        // must keep the input order), are copied, or reversed, instead of sorted.
+        const int run = run_direction(in, size, lo, hi);
+        if(run > 0 || (run < 0 && !zeros))
+        {
+            if(run > 0) copy_run(in, out, size);
+            else reverse_run(in, out, size);
+            syncthreads(); // the LDS is reused by the next segment
             return true;
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
@@ -232,6 +241,49 @@ private:
     HIPFLASHSORT_DEVICE static std::uint32_t image(const Key& k, order ord)
     {
         return static_cast<std::uint32_t>(codec::order_image(k, ord));
+    }
+
+    /// 1 where in[0, size) is in order already (each image at most the next), -1 where it is in
+    /// reverse order, 0 otherwise; lo < hi are its extreme images. Segments of sorted or
+    /// reverse-sorted input arrive so from the partition, whose scatter is stable. Only a segment
+    /// whose first and last keys are its extremes (random keys nearly never are) is read again,
+    /// in steps that end once a pair is out of order (nearly-sorted keys end in the first).
+    HIPFLASHSORT_DEVICE int run_direction(const Key* in, unsigned int size, std::uint32_t lo, std::uint32_t hi) const
+    {
+        const std::uint32_t first = image(in[0], ord), last = image(in[size - 1], ord);
+        const bool rising = first == lo && last == hi;
+        if(!rising && !(first == hi && last == lo)) return 0; // the same for every thread
+        constexpr unsigned int step = 8 * BlockSize;
+        for(unsigned int base = 0; base + 1 < size; base += step)
+        {
+            const unsigned int end = min_of(base + step, size - 1);
+            bool broken = false;
+            for(unsigned int i = base + threadIdx.x; i < end; i += BlockSize)
+            {
+                const std::uint32_t a = image(in[i], ord), b = image(in[i + 1], ord);
+                broken |= rising ? a > b : a < b;
+            }
+            if(syncthreads_or(broken)) return 0;
+        }
+        return rising ? 1 : -1;
+    }
+
+    /// out[0, size) = in[0, size) (nothing where they are the same).
+    HIPFLASHSORT_DEVICE static void copy_run(const Key* in, Key* out, unsigned int size)
+    {
+        if(in != out)
+            for(unsigned int i = threadIdx.x; i < size; i += BlockSize) out[i] = in[i];
+    }
+
+    /// out[0, size) = in[0, size) backwards; in place too (each pair swapped by one thread).
+    HIPFLASHSORT_DEVICE static void reverse_run(const Key* in, Key* out, unsigned int size)
+    {
+        for(unsigned int i = threadIdx.x; i < (size + 1) / 2; i += BlockSize)
+        {
+            const Key a = in[i], b = in[size - 1 - i];
+            out[i] = b;
+            out[size - 1 - i] = a;
+        }
     }
 
     HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
