@@ -176,7 +176,9 @@ struct flash_network_sort
             return true;
         }
         // Keys already in order, or in reverse order without a float zero (whose -0 / +0 run
-        // must keep the input order), are copied, or reversed, instead of sorted.
+        // must keep the input order), are copied, or reversed, instead of sorted. H200, 5 rotated
+        // rounds, Gkeys/s: 2^28 u32 / f32 sorted 45.1 / 41.8 -> 71.6 / 63.4, reverse 45.0 / 41.8
+        // -> 58.3 / 55.1; other cases within their spread, segments of 16384 keys -1.3 / -1.9%.
         const int run = run_direction(in, size, lo, hi);
         if(run > 0 || (run < 0 && !zeros))
         {
