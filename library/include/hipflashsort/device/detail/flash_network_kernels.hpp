@@ -22,15 +22,16 @@ namespace detail {
 
 /// Sorts one segment of up to Capacity keys with a block of BlockSize threads:
 /// load → min/max → classify and count → scan → stage in LDS by bucket → sort each bucket with a
-/// network → write. Three reads of the segment (the second and third from L2), one write.
+/// network → write. Three reads of the segment (the second and third from L2), one write. A
+/// segment already in order is copied instead, one in reverse order reversed (run_direction).
 ///
 /// Buckets average bucket_goal keys, so nearly all fit the 128-key network of 16 lanes (8 keys
 /// each) or the 256-key one (16 each); larger ones take the 512- or 1024-key network of 32 lanes,
-/// and a segment with a bucket above 1024
-/// keys (skewed keys) is not sorted here but handed back for a partition round, whose buckets get
-/// their own min/max. Inside a bucket the staging order is the hardware's: equal images are equal
-/// keys, except floats' -0 and +0, whose run is rewritten in input order at the end from bit masks
-/// taken while loading. The result is deterministic.
+/// and a segment with a bucket above 1024 keys (skewed keys) is not sorted here but handed back
+/// for a partition round, whose buckets get their own min/max. Inside a bucket the staging order
+/// is the hardware's: equal images are equal keys, except floats' -0 and +0, whose run is
+/// rewritten in input order at the end from bit masks taken while loading. The result is
+/// deterministic.
 ///
 /// The staged row follows storage_type in LDS and holds `slots` keys (full_slots: every bucket
 /// at once, and for floats the zero masks at its end). Windowed, a shorter row takes the buckets
