@@ -17,13 +17,15 @@ namespace hipflashsort {
 /// rank sorts and block flash sorts for wider keys); larger arrays are partitioned by
 /// many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
 /// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
-/// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first two rounds
+/// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first three rounds
 /// measure their ranges on a sample of the keys (one per 512 bytes, at most about 2048), less an
 /// end sample that lies farther from the others than they spread; keys outside the range go to
 /// the end buckets, and every later round measures all of its keys. A round whose keys crowd
 /// near the smallest one with a long tail above (zipf-like) spaces its buckets logarithmically.
 /// A round that leaves its buckets to further rounds joins adjacent, evenly filled buckets into
-/// fewer next-round segments, so that its scatter writes longer runs.
+/// fewer next-round segments, so that its scatter writes longer runs. Keys of up to 4 bytes
+/// without values: a bucket that reaches the one-block flash sort already in order (sorted
+/// input: the scatter is stable) is copied, one in reverse order without a float zero reversed.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
