@@ -476,6 +476,41 @@ TEST(PartitionClassifier, TrimOnlyFarEnds)
     EXPECT_EQ(trimmed(0, 1000, 1000, 0), std::make_pair(0u, 1000u));    // two values
 }
 
+// The chunk's nearest samples inside its ends come from one block reduction of (smallest,
+// second smallest distinct) pairs: merged in any grouping, pairs of parts give the whole's.
+TEST(PartitionClassifier, TwoLeastMergeInAnyGrouping)
+{
+    namespace d = hipflashsort::detail;
+    std::mt19937_64 random(34);
+    for(int trial = 0; trial < 200; trial++)
+    {
+        const std::uint64_t range = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 50 : ~std::uint64_t(0);
+        std::vector<std::uint64_t> values(1 + random() % 64);
+        for(std::uint64_t& v : values) v = random() % range;
+        // One part per value, as a thread holds it after one sample, and empty parts (the largest
+        // word twice) between them; neighbours merged in a random order, as the shuffles and the
+        // waves' scratch merge them.
+        constexpr std::uint64_t none = ~std::uint64_t(0);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+        for(const std::uint64_t v : values)
+        {
+            pairs.emplace_back(v, none);
+            if(random() % 4 == 0) pairs.emplace_back(none, none);
+        }
+        while(pairs.size() > 1)
+        {
+            const std::size_t i = random() % (pairs.size() - 1);
+            d::merge_two_least(pairs[i].first, pairs[i].second, pairs[i + 1].first, pairs[i + 1].second);
+            pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        }
+        std::vector<std::uint64_t> sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+        sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+        EXPECT_EQ(pairs[0].first, sorted[0]);
+        EXPECT_EQ(pairs[0].second, sorted.size() > 1 ? sorted[1] : none);
+    }
+}
+
 TEST(PartitionClassifier, SampledU32) { check_sampled<std::uint32_t>(21); }
 TEST(PartitionClassifier, SampledI64) { check_sampled<std::int64_t>(22); }
 TEST(PartitionClassifier, SampledF32) { check_sampled<float>(23); }

@@ -218,7 +218,8 @@ HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t r
 /// round's buckets over a range its other keys leave empty (2^28 f32 keys of [0, 1000) and one
 /// FLT_MAX on the sample grid took a third round over most keys). H200, medians of 5 rotated
 /// rounds, Gkeys/s: 2^28 f32 / u32 outlier 33.5 / 48.7 -> 43.7 / 54.1, zipf 39.8 / 41.3 -> 41.3 /
-/// 42.0; the inner bounds cost the sampled min/max pass 1.2-1.7 us (2^24 u32: 36.7 -> 36.2).
+/// 42.0; the inner bounds cost the sampled min/max pass 1.2-1.7 us (2^24 u32: 36.7 -> 36.2) with
+/// a second block reduction of their own, since merged into the first (block_two_least).
 template <class Key, class Word>
 HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inner_lo, Word inner_hi, order ord)
 {
@@ -407,7 +408,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
                                                                  std::uint64_t* stats, segment_range* next, order ord,
                                                                  bool sampled)
 {
-    __shared__ std::uint64_t scratch[2 * block_shape<BlockSize>::waves];
+    __shared__ std::uint64_t scratch[4 * block_shape<BlockSize>::waves];
     if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
@@ -423,7 +424,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         magnitudes += magnitude_bits(k);
     };
     // A sampled round also keeps, per thread, the nearest sample inside each of its ends
-    // (distinct images): the chunk's nearest samples inside its own ends follow from them below.
+    // (distinct images), which block_two_least merges into the chunk's.
     std::uint64_t next_lo = ~std::uint64_t(0), next_hi = 0;
     const auto measure_sample = [&](const Key& k) {
         const std::uint64_t v = wide_image(k, ord);
@@ -443,8 +444,17 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_magnitudes]),
                   static_cast<unsigned long long>(magnitudes));
     }
-    const std::uint64_t own_lo = lo, own_hi = hi;
-    block_min_max<BlockSize>(lo, hi, scratch);
+    if(stride == 1)
+    {
+        block_min_max<BlockSize>(lo, hi, scratch);
+    }
+    else // block-uniform: the chunk's ends and its nearest samples inside them, in one reduction
+    {
+        std::uint64_t top = ~hi, top2 = ~next_hi;
+        block_two_least<BlockSize>(lo, next_lo, top, top2, scratch);
+        hi = ~top;
+        next_hi = ~top2;
+    }
     if(threadIdx.x == 0)
     {
         // Positions s.begin + i * stride in [c.begin, c.end).
@@ -452,15 +462,7 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
         const std::uint64_t read = (to + stride - 1) / stride - (from + stride - 1) / stride;
         atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_read]), static_cast<unsigned long long>(read));
         merge_range(mine, stat_lo, lo, hi);
-    }
-    if(stride != 1) // block-uniform
-    {
-        // The chunk's nearest samples inside its ends: a thread's own end where that lies
-        // inside the chunk's, else the next one it saw.
-        std::uint64_t inner_lo = own_lo > lo ? own_lo : next_lo, inner_hi = own_hi < hi ? own_hi : next_hi;
-        syncthreads(); // scratch is read by block_min_max above
-        block_min_max<BlockSize>(inner_lo, inner_hi, scratch);
-        if(threadIdx.x == 0) merge_range(mine, stat_inner_lo, inner_lo, inner_hi);
+        if(stride != 1) merge_range(mine, stat_inner_lo, next_lo, next_hi);
     }
 }
 
