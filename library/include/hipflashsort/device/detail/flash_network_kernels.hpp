@@ -185,8 +185,7 @@ struct flash_network_sort
         {
             if(run > 0) copy_run(in, out, size);
             else reverse_run(in, out, size);
-            syncthreads(); // the LDS is reused by the next segment
-            return true;
+            return true; // LDS untouched since run_direction's barrier, as after the copy above
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
