@@ -170,22 +170,19 @@ struct flash_network_sort
         std::uint32_t lo, hi;
         unsigned int below;
         const bool zeros = scan_range(in, size, lo, hi, below);
-        if(lo == hi)
-        {
-            // All keys equal: the input order is sorted.
-            copy_run(in, out, size);
-            return true;
-        }
-        // Keys already in order, or in reverse order without a float zero (whose -0 / +0 run
-        // must keep the input order), are copied, or reversed, instead of sorted. H200, 5 rotated
-        // rounds, Gkeys/s: 2^28 u32 / f32 sorted 45.1 / 41.8 -> 71.6 / 63.4, reverse 45.0 / 41.8
-        // -> 58.3 / 55.1; other cases within their spread, segments of 16384 keys -1.3 / -1.9%.
+        // Keys already in order (all equal among them), or in reverse order without a float zero
+        // (whose -0 / +0 run must keep the input order), are copied, or reversed, instead of
+        // sorted. H200, 5 rotated rounds, Gkeys/s: 2^28 u32 / f32 sorted 45.1 / 41.8 -> 71.6 /
+        // 63.4, reverse 45.0 / 41.8 -> 58.3 / 55.1; other cases within their spread, segments of
+        // 16384 keys -1.3 / -1.9%.
         const int run = run_direction(in, size, lo, hi);
         if(run > 0 || (run < 0 && !zeros))
         {
             if(run > 0) copy_run(in, out, size);
             else reverse_run(in, out, size);
-            return true; // LDS untouched since run_direction's barrier, as after the copy above
+            // No barrier: LDS is untouched since scan_range's, and the calling kernels end each
+            // segment with one.
+            return true;
         }
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
@@ -246,12 +243,14 @@ private:
     }
 
     /// 1 where in[0, size) is in order already (each image at most the next), -1 where it is in
-    /// reverse order, 0 otherwise; lo < hi are its extreme images. Segments of sorted or
-    /// reverse-sorted input arrive so from the partition, whose scatter is stable. Only a segment
-    /// whose first and last keys are its extremes (random keys nearly never are) is read again,
-    /// in steps that end once a pair is out of order (nearly-sorted keys end in the first).
+    /// reverse order, 0 otherwise; lo <= hi are its extreme images. Segments of sorted or
+    /// reverse-sorted input arrive so from the partition, whose scatter is stable. All keys equal
+    /// (lo == hi) are in order without a read; otherwise only a segment whose first and last keys
+    /// are its extremes (random keys nearly never are) is read again, in steps that end once a
+    /// pair is out of order (nearly-sorted keys end in the first).
     HIPFLASHSORT_DEVICE int run_direction(const Key* in, unsigned int size, std::uint32_t lo, std::uint32_t hi) const
     {
+        if(lo == hi) return 1;
         const std::uint32_t first = image(in[0], ord), last = image(in[size - 1], ord);
         const bool rising = first == lo && last == hi;
         if(!rising && !(first == hi && last == lo)) return 0; // the same for every thread
