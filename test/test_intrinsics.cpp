@@ -3,6 +3,7 @@
 
 #include <hipflashsort/intrinsics/intrinsics.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -50,6 +51,14 @@ __global__ void intrinsics_kernel(lane_results* out, int width)
     r.peers = hipflashsort::match_any<3>(tid % 5);
     hipflashsort::wave_barrier();
     out[tid] = r;
+}
+
+// Lane i of wavefront w reduces in[w * W + i]; out gets each lane's min and max.
+__global__ void wave_min_max_kernel(const std::uint32_t* in, std::uint32_t* out)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[2 * i] = hipflashsort::wave_min(in[i]);
+    out[2 * i + 1] = hipflashsort::wave_max(in[i]);
 }
 
 // Every thread of block b writes syncthreads_or over its block, where the only true thread (if
@@ -197,6 +206,48 @@ TEST(Intrinsics, ShuffleBallotMatchOneWavefront)
             EXPECT_EQ(r.peers, peers) << "lane " << i;
         }
     }
+    HIP_CHECK(hipFree(d_out));
+}
+
+// Unsigned order over the whole word (a signed reduction would put 0x80000000 below 0), every
+// lane getting the result, with the extreme held by one lane anywhere in the wavefront.
+TEST(Intrinsics, WaveMinMaxOverOneWavefront)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    constexpr unsigned int waves = 64;
+    std::vector<std::uint32_t> in(waves * W);
+    std::uint32_t state = 12345u;
+    for(unsigned int w = 0; w < waves; w++)
+    {
+        for(unsigned int i = 0; i < W; i++)
+        {
+            state = state * 1664525u + 1013904223u;
+            in[w * W + i] = w % 4 == 0 ? state : w % 4 == 1 ? 0x80000000u + (state >> 28) : 0x40000000u + (state >> 20);
+        }
+        const unsigned int lone = (w * 7) % W;
+        if(w % 4 == 2) in[w * W + lone] = 0u;
+        if(w % 4 == 3) in[w * W + lone] = 0xffffffffu;
+    }
+    std::uint32_t *d_in = nullptr, *d_out = nullptr;
+    HIP_CHECK(hipMalloc(&d_in, in.size() * sizeof(std::uint32_t)));
+    HIP_CHECK(hipMalloc(&d_out, 2 * in.size() * sizeof(std::uint32_t)));
+    HIP_CHECK(hipMemcpy(d_in, in.data(), in.size() * sizeof(std::uint32_t), hipMemcpyHostToDevice));
+    HIP_CHECK(hipMemset(d_out, 0xAB, 2 * in.size() * sizeof(std::uint32_t)));
+    wave_min_max_kernel<<<waves / 4, 4 * W>>>(d_in, d_out);
+    HIP_CHECK(hipGetLastError());
+    std::vector<std::uint32_t> out(2 * in.size());
+    HIP_CHECK(hipMemcpy(out.data(), d_out, out.size() * sizeof(std::uint32_t), hipMemcpyDeviceToHost));
+    for(unsigned int w = 0; w < waves; w++)
+    {
+        const auto first = in.begin() + w * W;
+        const std::uint32_t lo = *std::min_element(first, first + W), hi = *std::max_element(first, first + W);
+        for(unsigned int i = 0; i < W; i++)
+        {
+            EXPECT_EQ(out[2 * (w * W + i)], lo) << "wavefront " << w << " lane " << i;
+            EXPECT_EQ(out[2 * (w * W + i) + 1], hi) << "wavefront " << w << " lane " << i;
+        }
+    }
+    HIP_CHECK(hipFree(d_in));
     HIP_CHECK(hipFree(d_out));
 }
 

@@ -5,6 +5,7 @@
 #ifndef HIPFLASHSORT_INTRINSICS_SHUFFLE_HPP_
 #define HIPFLASHSORT_INTRINSICS_SHUFFLE_HPP_
 
+#include <cstdint>
 #include <type_traits>
 
 #include "wavefront.hpp"
@@ -97,6 +98,38 @@ template <class T>
 HIPFLASHSORT_DEVICE T shuffle_down(const T& value, unsigned int delta, int width = HIPFLASHSORT_WAVEFRONT_SIZE)
 {
     return detail::shuffle_words(value, [=](int w) { return detail::shfl_down_word(w, delta, width); });
+}
+
+/// Smallest and largest of a 32-bit word over the whole hardware wavefront; every lane gets it.
+/// One redux instruction each on NVIDIA from sm_80 on, else a butterfly of shuffles.
+HIPFLASHSORT_DEVICE std::uint32_t wave_min(std::uint32_t value)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(0xffffffffu, value);
+#else
+#pragma unroll
+    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
+    {
+        const std::uint32_t other = shuffle_xor(value, int(offset));
+        value = other < value ? other : value;
+    }
+    return value;
+#endif
+}
+
+HIPFLASHSORT_DEVICE std::uint32_t wave_max(std::uint32_t value)
+{
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, value);
+#else
+#pragma unroll
+    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
+    {
+        const std::uint32_t other = shuffle_xor(value, int(offset));
+        value = value < other ? other : value;
+    }
+    return value;
+#endif
 }
 
 /// Sum over a logical wavefront of Width lanes (a power of two); every lane gets it.
