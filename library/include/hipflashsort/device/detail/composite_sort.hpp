@@ -127,6 +127,27 @@ HIPFLASHSORT_DEVICE void with_member_items(const Team& team, unsigned int size, 
         body(items_below{first, size});
 }
 
+/// The items of a member holding positions j * Threads + member (striped) that lie below `size`.
+template <unsigned int Threads>
+struct items_striped
+{
+    unsigned int member;
+    unsigned int size;
+    HIPFLASHSORT_HOST_DEVICE bool operator()(unsigned int j) const { return j * Threads + member < size; }
+};
+
+/// with_member_items for a team whose member m holds positions j * Team::size + m: every_item
+/// where all of its wavefront's items lie below `size`.
+template <unsigned int Items, class Team, class Body>
+HIPFLASHSORT_DEVICE void with_striped_items(const Team& team, unsigned int size, Body body)
+{
+    const unsigned int wave_last = (Items - 1) * Team::size + (team.member | (Team::lanes - 1));
+    if(Team::size * Items >= 256 && wave_last < size)
+        body(every_item{});
+    else
+        body(items_striped<Team::size>{team.member, size});
+}
+
 /// The smallest and largest of a member's order images (item j where `holds(j)`); ~0 and 0 for
 /// none.
 template <unsigned int Items, class Holds>
@@ -165,24 +186,31 @@ HIPFLASHSORT_DEVICE unsigned int spread_bits_where(const Team& team, const std::
     return bits_spanned(low, high);
 }
 
-/// Row positions of a team's keys (their order images, blocked as staged) in the order of the
-/// 32-bit composites ((image >> shift) & mask) << position_bits | position, blocked: member m's
-/// item j for rank m * Items + j, 0 past `size`. The composites are unique, so the order is
+/// Row positions of a team's keys (their order images, blocked as staged, or striped: member m's
+/// item j at position j * Team::size + m) in the order of the 32-bit composites ((image >> shift)
+/// & mask) << position_bits | position, blocked: member m's item j for rank m * Items + j, 0 past
+/// `size`. The composites are unique, so the order is
 /// stable in the bits kept. Padding sorts last: a real composite reaches ~0 only at position
 /// capacity - 1, which exists only when there is no padding.
 template <class Team, unsigned int Items>
 HIPFLASHSORT_DEVICE void rank_by_bits(const Team& team, const std::uint32_t (&images)[Items], unsigned int size,
-                                      unsigned int shift, std::uint32_t mask, unsigned int (&from)[Items])
+                                      unsigned int shift, std::uint32_t mask, unsigned int (&from)[Items],
+                                      bool striped = false)
 {
     constexpr unsigned int position_bits = log2_ceil(Team::size * Items);
     constexpr std::uint32_t position_mask = (std::uint32_t(1) << position_bits) - 1;
     const unsigned int first = team.member * Items;
     std::uint32_t composite[Items];
-    with_member_items<Items>(team, size, [&](auto holds) {
+    const auto compose = [&](auto holds, unsigned int start, unsigned int step) {
 #pragma unroll
         for(unsigned int j = 0; j < Items; j++)
-            composite[j] = holds(j) ? ((images[j] >> shift) & mask) << position_bits | (first + j) : ~std::uint32_t(0);
-    });
+            composite[j] = holds(j) ? ((images[j] >> shift) & mask) << position_bits | (start + j * step)
+                                    : ~std::uint32_t(0);
+    };
+    if(striped)
+        with_striped_items<Items>(team, size, [&](auto holds) { compose(holds, team.member, Team::size); });
+    else
+        with_member_items<Items>(team, size, [&](auto holds) { compose(holds, first, 1u); });
     team.sort(composite);
     with_member_items<Items>(team, size, [&](auto holds) {
 #pragma unroll
@@ -395,10 +423,14 @@ HIPFLASHSORT_DEVICE void store_skewed(const Team& team, const Key* row_keys, con
 /// The row may be shorter than the network: only its first `owned` slots (a multiple of Items,
 /// at least `size`) are read and written, so that rows packed side by side in LDS (the flash
 /// network class's buckets) stay apart.
-template <class Key, class Value, unsigned int Items, class Team>
-HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value* row_values, Key* keys_out,
-                                         Value* values_out, unsigned int size, order ord,
-                                         unsigned int owned = Team::size * Items)
+///
+/// `keys` are the team's keys as the first pass ranks them: blocked as in the row, or (Striped)
+/// member m's item j the row's position j * Team::size + m, as a kernel loaded them from global
+/// memory; later passes read the row again.
+template <bool Striped, class Key, class Value, unsigned int Items, class Team>
+HIPFLASHSORT_DEVICE void sort_loaded_composites(const Team& team, Key (&keys)[Items], Key* row_keys, Value* row_values,
+                                                Key* keys_out, Value* values_out, unsigned int size, order ord,
+                                                unsigned int owned)
 {
     constexpr unsigned int field_bits = 32 - log2_ceil(Team::size * Items);
     // Networks of this many positions keep few enough image bits (22 of 1024 positions: about
@@ -409,16 +441,20 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
     // 85.3 (with the kernel kept at 64 registers; at 96, holding the settled images, u32+u32
     // fell to 89.6 / 98.6).
     constexpr unsigned int settle_positions = 1024;
+    // Later passes rank the row as staged (blocked): the settling below loads it again.
+    static_assert(!Striped || Team::size * Items >= settle_positions, "striped keys only where the row is reloaded");
     constexpr std::uint32_t field_mask = (std::uint32_t(1) << field_bits) - 1;
     using lds_keys = blocked_lds<Key, Items>;
     // Constant true for a whole row (the default), so that path keeps its unguarded accesses.
     const bool mine = owned >= Team::size * Items || team.member * Items < owned;
-    Key keys[Items] = {};
     std::uint32_t images[Items];
-    if(mine) lds_keys::load(row_keys, team.member, keys);
     order_images(keys, ord, images);
     std::uint32_t low, high;
-    with_member_items<Items>(team, size, [&](auto holds) { member_image_range(images, holds, low, high); });
+    const auto range = [&](auto holds) { member_image_range(images, holds, low, high); };
+    if constexpr(Striped)
+        with_striped_items<Items>(team, size, range);
+    else
+        with_member_items<Items>(team, size, range);
     team.min_max(low, high);
     const unsigned int used = bits_spanned(low, high);
     const unsigned int shift = used > field_bits ? used - field_bits : 0u;
@@ -472,11 +508,11 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
 #pragma unroll
                 for(unsigned int j = 0; j < Items; j++) fields[j] = images[j] >> shift;
             }
-            rank_by_bits(team, fields, size, 0, field_mask, from);
+            rank_by_bits(team, fields, size, 0, field_mask, from, Striped);
         }
         else
         {
-            rank_by_bits(team, images, size, pass_shift, pass_mask, from);
+            rank_by_bits(team, images, size, pass_shift, pass_mask, from, Striped && p == 0);
         }
         gather_row(row_keys, from, keys);
         if(p == 0)
@@ -574,6 +610,18 @@ HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value*
         store_blocked(keys_out, team.member * Items, keys, holds, words);
         store_blocked(values_out, team.member * Items, values, holds, words);
     });
+}
+
+/// sort_composites on the team's keys as staged in the row (blocked).
+template <class Key, class Value, unsigned int Items, class Team>
+HIPFLASHSORT_DEVICE void sort_composites(const Team& team, Key* row_keys, Value* row_values, Key* keys_out,
+                                         Value* values_out, unsigned int size, order ord,
+                                         unsigned int owned = Team::size * Items)
+{
+    const bool mine = owned >= Team::size * Items || team.member * Items < owned;
+    Key keys[Items] = {};
+    if(mine) blocked_lds<Key, Items>::load(row_keys, team.member, keys);
+    sort_loaded_composites<false>(team, keys, row_keys, row_values, keys_out, values_out, size, ord, owned);
 }
 
 } // namespace detail
