@@ -102,9 +102,9 @@ HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&
 
 // A team is the group of threads that sorts one LDS row together (sort_composites): `size`
 // members, member m holding the row's blocked positions m * Items ... . It orders its members'
-// LDS accesses (barrier), votes (any), reduces (min_max), sorts 32-bit words with one network
-// (sort) and shows each member the next member's first word (above_next). Every member calls
-// each of these, in the same order. Its members are logical wavefronts of `lanes`, in order.
+// LDS accesses (barrier), votes (any, and any_uniform where all members agree), reduces
+// (min_max), sorts 32-bit words with one network (sort) and shows each member the next member's
+// first word (above_next). Every member calls each of these, in the same order. Its members are logical wavefronts of `lanes`, in order.
 
 /// A logical wavefront of Lanes as a team. Its votes are ballots of the whole hardware wavefront,
 /// which may hold several teams: a team may then take a rare path that only another one needed.
@@ -117,6 +117,9 @@ struct wave_team
 
     HIPFLASHSORT_DEVICE void barrier() const { wave_barrier(); }
     HIPFLASHSORT_DEVICE bool any(bool predicate) const { return ballot(predicate) != 0; }
+    /// any() of a predicate the same for all members: still a ballot, since the other teams of the
+    /// hardware wavefront may differ, and every lane must go on to the shuffles that follow.
+    HIPFLASHSORT_DEVICE bool any_uniform(bool predicate) const { return any(predicate); }
     HIPFLASHSORT_DEVICE void min_max(std::uint32_t& low, std::uint32_t& high) const
     {
         logical_wave_min_max<Lanes>(low, high);
@@ -156,6 +159,8 @@ struct block_team
 
     HIPFLASHSORT_DEVICE void barrier() const { syncthreads(); }
     HIPFLASHSORT_DEVICE bool any(bool predicate) const { return syncthreads_or(predicate); }
+    /// any() of a predicate the same for all members: the predicate itself, no block barrier.
+    HIPFLASHSORT_DEVICE bool any_uniform(bool predicate) const { return predicate; }
     HIPFLASHSORT_DEVICE void min_max(std::uint32_t& low, std::uint32_t& high) const
     {
         logical_wave_min_max<Lanes>(low, high);
