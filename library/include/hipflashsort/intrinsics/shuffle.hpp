@@ -100,6 +100,20 @@ HIPFLASHSORT_DEVICE T shuffle_down(const T& value, unsigned int delta, int width
     return detail::shuffle_words(value, [=](int w) { return detail::shfl_down_word(w, delta, width); });
 }
 
+namespace detail {
+
+/// The shuffle butterfly behind wave_min / wave_max: each step keeps keep(own, partner's).
+template <class Keep>
+HIPFLASHSORT_DEVICE std::uint32_t wave_butterfly(std::uint32_t value, Keep keep)
+{
+#pragma unroll
+    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
+        value = keep(value, shuffle_xor(value, int(offset)));
+    return value;
+}
+
+} // namespace detail
+
 /// Smallest and largest of a 32-bit word over the whole hardware wavefront; every lane gets it.
 /// One redux instruction each on NVIDIA from sm_80 on, else a butterfly of shuffles.
 HIPFLASHSORT_DEVICE std::uint32_t wave_min(std::uint32_t value)
@@ -107,13 +121,7 @@ HIPFLASHSORT_DEVICE std::uint32_t wave_min(std::uint32_t value)
 #if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_min_sync(0xffffffffu, value);
 #else
-#pragma unroll
-    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
-    {
-        const std::uint32_t other = shuffle_xor(value, int(offset));
-        value = other < value ? other : value;
-    }
-    return value;
+    return detail::wave_butterfly(value, [](std::uint32_t a, std::uint32_t b) { return b < a ? b : a; });
 #endif
 }
 
@@ -122,13 +130,7 @@ HIPFLASHSORT_DEVICE std::uint32_t wave_max(std::uint32_t value)
 #if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_max_sync(0xffffffffu, value);
 #else
-#pragma unroll
-    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
-    {
-        const std::uint32_t other = shuffle_xor(value, int(offset));
-        value = value < other ? other : value;
-    }
-    return value;
+    return detail::wave_butterfly(value, [](std::uint32_t a, std::uint32_t b) { return a < b ? b : a; });
 #endif
 }
 
