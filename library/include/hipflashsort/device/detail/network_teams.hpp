@@ -104,7 +104,8 @@ HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&
 // members, member m holding the row's blocked positions m * Items ... . It orders its members'
 // LDS accesses (barrier), votes (any, and any_uniform where all members agree), reduces
 // (min_max), sorts 32-bit words with one network (sort) and shows each member the next member's
-// first word (above_next). Every member calls each of these, in the same order. Its members are logical wavefronts of `lanes`, in order.
+// first word (above_next). Every member calls each of these, in the same order. Its members are
+// logical wavefronts of `lanes`, in order.
 
 /// A logical wavefront of Lanes as a team. Its votes are ballots of the whole hardware wavefront,
 /// which may hold several teams: a team may then take a rare path that only another one needed.
