@@ -29,19 +29,6 @@
 namespace hipflashsort {
 namespace detail {
 
-/// Maximum over the hardware wavefront of a value that is uniform within each logical wavefront
-/// of Width lanes: the bound of a loop that holds wavefront-wide operations.
-template <unsigned int Width>
-HIPFLASHSORT_DEVICE unsigned int hardware_wave_max(unsigned int value)
-{
-#pragma unroll
-    for(unsigned int offset = Width; offset < device_wavefront_size(); offset *= 2)
-    {
-        value = max_u(value, shuffle_xor(value, int(offset)));
-    }
-    return value;
-}
-
 /// wave_stable_rank for a logical wavefront of Width lanes: the number of earlier items of the
 /// caller's logical wavefront in the same bucket (this round's lower lanes, then the counters of
 /// earlier rounds). Peers are limited to the logical wavefront, so logical wavefronts sharing the
@@ -270,7 +257,8 @@ private:
         std::uint16_t* counters = s.buckets.start;
         for(unsigned int b = lane; b < classify.buckets; b += lanes) counters[b] = 0;
         wave_barrier();
-        const unsigned int rounds = detail::hardware_wave_max<lanes>((active + lanes - 1) / lanes);
+        // The hardware wavefront's largest: a loop bound for its wavefront-wide operations.
+        const unsigned int rounds = wave_max((active + lanes - 1) / lanes);
 #pragma unroll
         for(unsigned int r = 0; r < items_per_thread; r++)
         {
@@ -381,7 +369,7 @@ private:
     // are a prefix of a larger network's (and 0 items: none).
     HIPFLASHSORT_DEVICE static void network_sort(storage_type& s, unsigned int padded, unsigned int lane)
     {
-        const unsigned int largest = detail::hardware_wave_max<lanes>(padded);
+        const unsigned int largest = wave_max(padded); // the same bound for every logical wavefront
         for(unsigned int block = 2; block <= largest; block *= 2)
         {
             for(unsigned int stride = block / 2; stride > 0; stride /= 2)
