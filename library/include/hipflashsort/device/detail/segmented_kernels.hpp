@@ -187,6 +187,37 @@ HIPFLASHSORT_DEVICE void for_each_listed_segment(const std::uint64_t* list, unsi
     }
 }
 
+/// Copies a segment of `size` <= Threads * PerThread keys (and values) into LDS with every load of
+/// thread `member` (positions member, member + Threads, ...) issued before its first store, and
+/// leaves its keys in `k` (k[j] for position j * Threads + member; untouched past `size`).
+template <unsigned int Threads, unsigned int PerThread, class Key, class Value>
+HIPFLASHSORT_DEVICE void stage_striped(const Key* keys_in, const Value* values_in, Key* keys, Value* values,
+                                       unsigned int size, unsigned int member, Key (&k)[PerThread])
+{
+    // One lane pointer and constant offsets, as in load_striped_images.
+    const Key* const lane_keys = keys_in + member;
+    [[maybe_unused]] const Value* const lane_values = values_in + (has_values<Value> ? member : 0);
+    [[maybe_unused]] Value v[has_values<Value> ? PerThread : 1];
+#pragma unroll
+    for(unsigned int j = 0; j < PerThread; j++)
+    {
+        if(j * Threads + member < size)
+        {
+            k[j] = lane_keys[j * Threads];
+            if constexpr(has_values<Value>) v[j] = lane_values[j * Threads];
+        }
+    }
+#pragma unroll
+    for(unsigned int j = 0; j < PerThread; j++)
+    {
+        if(j * Threads + member < size)
+        {
+            keys[j * Threads + member] = k[j];
+            if constexpr(has_values<Value>) values[j * Threads + member] = v[j];
+        }
+    }
+}
+
 /// Copies a segment of `size` <= Threads * PerThread keys (and values) into LDS, thread `member`
 /// of Threads taking positions member, member + Threads, ...: in a loop of load-store pairs, or
 /// (Batched) with every load of the thread issued before its first store
@@ -205,29 +236,8 @@ HIPFLASHSORT_DEVICE void stage_segment(const Key* keys_in, const Value* values_i
     }
     else
     {
-        // One lane pointer and constant offsets, as in load_striped_images.
-        const Key* const lane_keys = keys_in + member;
-        [[maybe_unused]] const Value* const lane_values = values_in + (has_values<Value> ? member : 0);
         Key k[PerThread];
-        [[maybe_unused]] Value v[has_values<Value> ? PerThread : 1];
-#pragma unroll
-        for(unsigned int j = 0; j < PerThread; j++)
-        {
-            if(j * Threads + member < size)
-            {
-                k[j] = lane_keys[j * Threads];
-                if constexpr(has_values<Value>) v[j] = lane_values[j * Threads];
-            }
-        }
-#pragma unroll
-        for(unsigned int j = 0; j < PerThread; j++)
-        {
-            if(j * Threads + member < size)
-            {
-                keys[j * Threads + member] = k[j];
-                if constexpr(has_values<Value>) values[j * Threads + member] = v[j];
-            }
-        }
+        stage_striped<Threads>(keys_in, values_in, keys, values, size, member, k);
     }
 }
 
@@ -587,27 +597,7 @@ __launch_bounds__(Waves * block_network_lanes, register_cap_blocks(8)) void bito
         // Keys straight into registers, striped (the network sorts a set, and each composite holds
         // its position), and into the row for the gathers after it; values into their row.
         Key k[Items] = {};
-        Value v[Items];
-#pragma unroll
-        for(unsigned int j = 0; j < Items; j++)
-        {
-            const unsigned int p = j * team_type::size + threadIdx.x;
-            if(p < size)
-            {
-                k[j] = keys_in[begin + p];
-                v[j] = values_in[begin + p];
-            }
-        }
-#pragma unroll
-        for(unsigned int j = 0; j < Items; j++)
-        {
-            const unsigned int p = j * team_type::size + threadIdx.x;
-            if(p < size)
-            {
-                keys[p] = k[j];
-                values[p] = v[j];
-            }
-        }
+        stage_striped<team_type::size>(keys_in + begin, values_in + begin, keys, values, size, threadIdx.x, k);
         sort_loaded_composites<true>(team, k, keys, values, keys_out + begin, values_out + begin, size, ord,
                                      capacity);
         syncthreads(); // the rows are copied out before the next segment is staged
