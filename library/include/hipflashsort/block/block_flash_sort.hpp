@@ -6,11 +6,13 @@
 //   small, bitonic network on (image, input position) if large) → write back.
 //
 // Stable and deterministic: the in-bucket sorts break ties by input position, so the order the
-// LDS atomics give a bucket's slots never shows in the result.
+// LDS atomics give a bucket's slots never shows in the result. Keys of up to 4 bytes carry the
+// position in one 64-bit entry with the image (stage_entries).
 #ifndef HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 #define HIPFLASHSORT_BLOCK_BLOCK_FLASH_SORT_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../detail/bit_math.hpp"
 #include "../detail/empty_type.hpp"
@@ -56,12 +58,48 @@ public:
     static constexpr unsigned int capacity = Capacity;
 
 private:
+    // Keys of up to 4 bytes: after the ranking, each slot holds one 64-bit entry, image << 32 |
+    // bucket << position_bits | input position, in the place of the ranking's rows (which it
+    // outlives). An in-bucket rank then reads one LDS word per comparison instead of an image and
+    // a position (that loop was 59% of the 4096-pair class's instructions, ncu), the entries are
+    // unique, so their order is the stable one, and the storage shrinks (76 -> 66 KiB for 4096
+    // u32+u32 pairs). H200, 2^26 pairs, medians of six rotated rounds, Gkeys/s, u32+u32 /
+    // f32+u32 segments of 2000 / 2048 / 3000 / 4096 pairs 82.0 / 93.1 / 68.8 / 84.2 -> 91.6 /
+    // 102.3 / 74.3 / 92.2 and 78.5 / 89.9 / 67.1 / 81.4 -> 87.4 / 98.4 / 71.0 / 88.4; 1000,
+    // 16384 and 65536 pairs and the device sorts within their spread. Wider keys keep the rows
+    // (slot -> position, images by slot), whose entries would be 16 bytes.
+    static constexpr bool entries = sizeof(word) == 4;
+    static constexpr unsigned int position_bits = detail::log2_ceil(Capacity);
+    static_assert(!entries || position_bits + bucket_bits <= 32, "bucket and position share the low word");
+
     static constexpr unsigned int counter_bytes = (max_buckets + 1) * sizeof(std::uint16_t);
     static constexpr unsigned int network_bytes = Capacity * sizeof(word);
     static constexpr unsigned int scratch_bytes = counter_bytes > network_bytes ? counter_bytes : network_bytes;
 
-public:
-    struct storage_type
+    struct ranking_rows
+    {
+        std::uint16_t bucket_of[Capacity]; // bucket of each input position
+        std::uint16_t aux[Capacity];       // wave-local rank
+        alignas(4) std::uint16_t counters[max_buckets + 2]; // two to a word (wave_unordered_rank)
+    };
+
+    struct entry_storage
+    {
+        Key keys[Capacity];
+        Value values[with_values ? Capacity : 1];
+        union
+        {
+            ranking_rows rows;
+            std::uint64_t entry[Capacity]; // by slot, buckets in order
+        };
+        std::uint32_t bucket_start[max_buckets + 1];
+        word reduce[2 * shape::waves];
+        std::uint32_t scan[shape::waves];
+        std::uint32_t big_count;
+        std::uint16_t big[Capacity / rank_limit + 1];
+    };
+
+    struct row_storage
     {
         Key keys[Capacity];
         Value values[with_values ? Capacity : 1];
@@ -75,6 +113,9 @@ public:
         std::uint32_t big_count;
         std::uint16_t big[Capacity / rank_limit + 1];
     };
+
+public:
+    using storage_type = std::conditional_t<entries, entry_storage, row_storage>;
 
     /// Sorts keys_in[0, size) into keys_out[0, size) (and values likewise). keys_in may equal
     /// keys_out. All threads of the block call it together; size <= Capacity.
@@ -96,9 +137,18 @@ public:
         rank_by_bucket(storage, size, ord, classify);
         const unsigned int buckets = classify.buckets;
         prefix_sum(storage, buckets, size);
-        scatter_positions(storage, size, ord);
-        sort_small_buckets(storage, keys_out, values_out, size);
-        sort_large_buckets(storage, keys_out, values_out, buckets, ord);
+        if constexpr(entries)
+        {
+            stage_entries(storage, size, ord);
+            sort_small_entries(storage, keys_out, values_out, size);
+            sort_large_entries(storage, keys_out, values_out);
+        }
+        else
+        {
+            scatter_positions(storage, size, ord);
+            sort_small_buckets(storage, keys_out, values_out, size);
+            sort_large_buckets(storage, keys_out, values_out, buckets, ord);
+        }
     }
 
 private:
@@ -138,7 +188,24 @@ private:
 
     HIPFLASHSORT_DEVICE static std::uint16_t* counters(storage_type& s)
     {
-        return reinterpret_cast<std::uint16_t*>(s.scratch);
+        if constexpr(entries)
+            return s.rows.counters;
+        else
+            return reinterpret_cast<std::uint16_t*>(s.scratch);
+    }
+    HIPFLASHSORT_DEVICE static std::uint16_t* bucket_of(storage_type& s)
+    {
+        if constexpr(entries)
+            return s.rows.bucket_of;
+        else
+            return s.bucket_of;
+    }
+    HIPFLASHSORT_DEVICE static std::uint16_t* aux(storage_type& s)
+    {
+        if constexpr(entries)
+            return s.rows.aux;
+        else
+            return s.aux;
     }
 
     // The waves rank into one row of counters that they share (two 16-bit counters per 32-bit
@@ -167,8 +234,8 @@ private:
             const unsigned int classified = classify(key, image(key, ord));
             const unsigned int bucket = valid ? classified : 0;
             const unsigned int rank = detail::wave_unordered_rank<bucket_bits>(bucket, valid, counters(s));
-            s.bucket_of[pos] = static_cast<std::uint16_t>(bucket);
-            s.aux[pos] = static_cast<std::uint16_t>(rank);
+            bucket_of(s)[pos] = static_cast<std::uint16_t>(bucket);
+            aux(s)[pos] = static_cast<std::uint16_t>(rank);
         }
         syncthreads();
     }
@@ -183,6 +250,103 @@ private:
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) s.bucket_start[b] = c[b];
         if(threadIdx.x == 0) s.bucket_start[buckets] = size;
         syncthreads();
+    }
+
+    // Each thread's slots and buckets first, then, after a barrier, the entries in the rows'
+    // place. Positions past `size` (each thread holds Capacity / BlockSize) take slots past it,
+    // which nothing reads, so neither phase branches on the bound.
+    HIPFLASHSORT_DEVICE static void stage_entries(storage_type& s, unsigned int size, order ord)
+    {
+        constexpr unsigned int per_thread = Capacity / BlockSize;
+        std::uint32_t slot_bucket[per_thread];
+#pragma unroll
+        for(unsigned int j = 0; j < per_thread; j++)
+        {
+            const unsigned int pos = j * BlockSize + threadIdx.x;
+            const bool valid = pos < size;
+            const unsigned int bucket = valid ? s.rows.bucket_of[pos] : 0u;
+            const unsigned int slot = valid ? s.rows.counters[bucket] + s.rows.aux[pos] : pos;
+            slot_bucket[j] = slot << 16 | bucket;
+        }
+        if(threadIdx.x == 0) s.big_count = 0;
+        syncthreads();
+#pragma unroll
+        for(unsigned int j = 0; j < per_thread; j++)
+        {
+            const unsigned int pos = j * BlockSize + threadIdx.x;
+            const std::uint32_t low = (slot_bucket[j] & 0xffffu) << position_bits | pos;
+            s.entry[slot_bucket[j] >> 16] = std::uint64_t(image(s.keys[pos], ord)) << 32 | low;
+        }
+        syncthreads();
+    }
+
+    HIPFLASHSORT_DEVICE static unsigned int entry_position(std::uint64_t e)
+    {
+        return static_cast<unsigned int>(e) & ((1u << position_bits) - 1u);
+    }
+
+    // One thread per slot: its rank among its bucket's entries, and the write-out there.
+    HIPFLASHSORT_DEVICE static void sort_small_entries(storage_type& s, Key* keys, Value* values, unsigned int size)
+    {
+        for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
+        {
+            const std::uint64_t mine = s.entry[slot];
+            const unsigned int bucket = static_cast<unsigned int>(mine) >> position_bits;
+            const unsigned int begin = s.bucket_start[bucket];
+            const unsigned int end = s.bucket_start[bucket + 1];
+            if(end - begin > rank_limit)
+            {
+                if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
+                continue;
+            }
+            unsigned int rank = 0;
+            for(unsigned int other = begin; other < end; other++) rank += s.entry[other] < mine;
+            write_item(s, keys, values, begin + rank, entry_position(mine));
+        }
+        syncthreads();
+    }
+
+    // Buckets above rank_limit (skewed input): a bitonic network over the bucket's entries in
+    // place, in flip form (every comparator sends the smaller entry to the lower slot), so the
+    // slots past the bucket, up to the next power of two, act as maximal padding without being
+    // stored.
+    HIPFLASHSORT_DEVICE static void sort_large_entries(storage_type& s, Key* keys, Value* values)
+    {
+        const unsigned int count = s.big_count;
+        for(unsigned int k = 0; k < count; k++)
+        {
+            const unsigned int bucket = s.big[k];
+            const unsigned int begin = s.bucket_start[bucket];
+            const unsigned int n = s.bucket_start[bucket + 1] - begin;
+            std::uint64_t* const e = s.entry + begin;
+            for(unsigned int level = 2; level / 2 < n; level *= 2)
+            {
+                for(unsigned int stride = level / 2; stride > 0; stride /= 2)
+                {
+                    const unsigned int pairs = (n + level - 1) / level * (level / 2); // groups of `level` over n
+                    for(unsigned int t = threadIdx.x; t < pairs; t += BlockSize)
+                    {
+                        const unsigned int a = 2 * t - (t & (stride - 1));
+                        const unsigned int b = stride == level / 2 ? a ^ (level - 1) : a + stride;
+                        if(b < n)
+                        {
+                            const std::uint64_t ea = e[a], eb = e[b];
+                            if(eb < ea)
+                            {
+                                e[a] = eb;
+                                e[b] = ea;
+                            }
+                        }
+                    }
+                    syncthreads();
+                }
+            }
+            for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
+            {
+                write_item(s, keys, values, begin + i, entry_position(e[i]));
+            }
+            syncthreads();
+        }
     }
 
     HIPFLASHSORT_DEVICE static word* slot_images(storage_type& s) { return reinterpret_cast<word*>(s.scratch); }
