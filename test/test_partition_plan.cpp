@@ -214,10 +214,18 @@ unsigned int buckets(std::uint64_t keys, std::uint64_t limit)
     return static_cast<unsigned int>((keys + goal - 1) / goal);
 }
 
-/// Buckets averaging at most 9/10 of a class limit (pairs aimed at a network class).
+/// Buckets averaging at most 9/10 of a class limit (pairs aimed at a network class by a round
+/// that gives two blocks per multiprocessor).
 unsigned int fuller_buckets(std::uint64_t keys, std::uint64_t limit)
 {
     const std::uint64_t goal = limit / 10 * 9;
+    return static_cast<unsigned int>((keys + goal - 1) / goal);
+}
+
+/// Buckets averaging at most 31/32 of a class limit (the same, where the round gives four).
+unsigned int fullest_buckets(std::uint64_t keys, std::uint64_t limit)
+{
+    const std::uint64_t goal = limit / 32 * 31;
     return static_cast<unsigned int>((keys + goal - 1) / goal);
 }
 
@@ -268,8 +276,8 @@ TEST(PartitionPlan, WideItemsTakeMoreBucketsOnlyToSpareARound)
 
 // Pairs of 4-byte keys aim at the 512 class while a segment's buckets keep runs of at least
 // partition_min_run pairs per tile, and at the 1024 class once they would not, where the round
-// still fills the GPU. Their buckets then average 9/10 of the class (last_round_goal), where
-// the round fills the GPU with those too.
+// still fills the GPU. Their buckets then average 31/32 of the class (last_round_goal) where the
+// round gives four such blocks per multiprocessor, 9/10 where it gives two.
 TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
 {
     using pairs = plan_check<std::uint32_t, std::uint32_t>;
@@ -280,11 +288,18 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     const auto gpu = pairs::make_planner(plan, 132, true);
     ASSERT_GE(gpu.largest_small / 2, 1024u);
     const unsigned int most = config::partition_tile / config::partition_min_run;
-    EXPECT_EQ(gpu.buckets_for(16384, round_keys), fuller_buckets(16384, 512));
+    EXPECT_EQ(gpu.buckets_for(16384, round_keys), fullest_buckets(16384, 512));
     EXPECT_LE(gpu.buckets_for(16384, round_keys), most);
     EXPECT_GT(buckets(65536, 512), most);
-    EXPECT_EQ(gpu.buckets_for(65536, round_keys), fuller_buckets(65536, 1024));
+    EXPECT_EQ(gpu.buckets_for(65536, round_keys), fullest_buckets(65536, 1024));
+    EXPECT_LT(fullest_buckets(65536, 1024), fuller_buckets(65536, 1024));
     EXPECT_LT(fuller_buckets(65536, 1024), buckets(65536, 1024));
+    // A sort of 2^18 pairs: 265 buckets of 31/32 of the 1024 class would give two blocks per
+    // multiprocessor, not four, so the buckets average 9/10 of it.
+    const std::uint64_t quarter = std::uint64_t(1) << 18;
+    const pairs::plan_type small_plan(quarter, 1);
+    const auto small_gpu = pairs::make_planner(small_plan, 132, true);
+    EXPECT_EQ(small_gpu.buckets_for(quarter, quarter), fuller_buckets(quarter, 1024));
     // A sort of 2^16 pairs: 80 buckets of the 1024 class would not give two blocks per
     // multiprocessor, so it keeps the 512 class, and 142 fuller buckets would not either, so
     // it keeps 4/5 of it.

@@ -78,7 +78,7 @@ struct partition_planner
     ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
     ///   down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
-    ///   class (9/10 of it for pairs' network classes: last_round_goal), up to half the largest
+    ///   class (fuller for pairs' network classes: last_round_goal), up to half the largest
     ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
     ///   partition_buckets would leave the segment to two rounds.
     ///   Pairs start one class higher where the first would leave short runs (short_runs) and
@@ -125,21 +125,30 @@ struct partition_planner
     }
 
     /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
-    /// but 9/10 of the class for pairs whose class is a network (keys of up to 4 bytes, up to
-    /// the block network): a network sorts a padded power of two whatever the segment's size,
-    /// so fuller buckets take fewer networks per key. Only where the round still gives two
-    /// blocks per multiprocessor: fewer, longer buckets there lengthen the round's slowest
-    /// block. H100, 2^26 pairs, Gkeys/s, medians of three rounds, 4/5 -> 9/10: segments of
-    /// 65536 u32+u32 / f32+u32 33.6 / 34.2 -> 35.2 / 36.3, the power-law mix 32.3 / 32.3 ->
-    /// 33.5 / 33.3; 15/16 gave 35.3 / 36.5. 9/10 everywhere lost a device sort of 2^16 u32+u32
-    /// pairs 6% (142 buckets aimed at the 512 class instead of 160), and gained nothing for keys
-    /// alone (segments of 65536 u32 / f32 76.9 / 72.4 -> 76.5 / 71.8).
+    /// but fuller for pairs whose class is a network (keys of up to 4 bytes, up to the block
+    /// network): a network sorts a padded power of two whatever the segment's size, so fuller
+    /// buckets take fewer networks per key. 31/32 of the class where the round gives four blocks
+    /// per multiprocessor, 9/10 where it gives two, else bucket_goal: fewer, longer buckets in
+    /// a small round lengthen its slowest block, and the buckets that spill into the next class
+    /// add a launch bound by one block's latency.
+    /// - H100, 2^26 pairs, Gkeys/s, medians of three rounds, 4/5 -> 9/10: segments of 65536
+    ///   u32+u32 / f32+u32 33.6 / 34.2 -> 35.2 / 36.3, the power-law mix 32.3 / 32.3 -> 33.5 /
+    ///   33.3. 9/10 everywhere lost a device sort of 2^16 u32+u32 pairs 6% (142 buckets aimed at
+    ///   the 512 class instead of 160), and gained nothing for keys alone (segments of 65536 u32 /
+    ///   f32 76.9 / 72.4 -> 76.5 / 71.8).
+    /// - 9/10 -> 31/32 (forty-fifth session, medians of 5-12 rotated rounds): segments of 65536
+    ///   u32+u32 / f32+u32 +2.2 / +2.9% on an H100, +1.7 / +2.1% on an H200, the power-law mix
+    ///   +2.0 / +1.3% and +1.4 / +0.5%, device sorts of 2^24 u32+u32 +1.7% and +1.2%. A device
+    ///   sort of 2^18 pairs (264 such buckets on 132 multiprocessors) read 5-10% lower with 31/32
+    ///   in runs that spread 15-30%, hence the four blocks.
     HIPFLASHSORT_HOST_DEVICE std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
     {
-        const std::uint64_t fuller = limit / 10 * 9;
-        if(config::networks && has_values<Value> && limit <= config::wave_and_network_top
-           && fills_gpu(round_keys, fuller))
-            return fuller;
+        if(config::networks && has_values<Value> && limit <= config::wave_and_network_top)
+        {
+            const std::uint64_t fullest = limit / 32 * 31, fuller = limit / 10 * 9;
+            if(round_keys / fullest >= 4 * std::uint64_t(multiprocessors)) return fullest;
+            if(fills_gpu(round_keys, fuller)) return fuller;
+        }
         return bucket_goal(limit);
     }
 
