@@ -73,8 +73,8 @@ private:
     static_assert(!entries || position_bits + bucket_bits <= 32, "bucket and position share the low word");
 
     static constexpr unsigned int counter_bytes = (max_buckets + 1) * sizeof(std::uint16_t);
-    static constexpr unsigned int network_bytes = Capacity * sizeof(word);
-    static constexpr unsigned int scratch_bytes = counter_bytes > network_bytes ? counter_bytes : network_bytes;
+    static constexpr unsigned int image_bytes = Capacity * sizeof(word);
+    static constexpr unsigned int scratch_bytes = counter_bytes > image_bytes ? counter_bytes : image_bytes;
 
     struct ranking_rows
     {
@@ -104,10 +104,10 @@ private:
         Key keys[Capacity];
         Value values[with_values ? Capacity : 1];
         std::uint16_t bucket_of[Capacity]; // bucket of each input position
-        std::uint16_t aux[Capacity];       // wave-local rank, then slot; later the network's positions
+        std::uint16_t aux[Capacity];       // wave-local rank, then slot
         std::uint16_t perm[Capacity];      // slot → input position, buckets in order
         std::uint32_t bucket_start[max_buckets + 1];
-        alignas(16) unsigned char scratch[scratch_bytes]; // bucket counters; images by slot; network images
+        alignas(16) unsigned char scratch[scratch_bytes]; // bucket counters, then images by slot
         word reduce[2 * shape::waves];
         std::uint32_t scan[shape::waves];
         std::uint32_t big_count;
@@ -147,7 +147,7 @@ public:
         {
             scatter_positions(storage, size, ord);
             sort_small_buckets(storage, keys_out, values_out, size);
-            sort_large_buckets(storage, keys_out, values_out, buckets, ord);
+            sort_large_buckets(storage, keys_out, values_out);
         }
     }
 
@@ -209,11 +209,12 @@ private:
     }
 
     // The waves rank into one row of counters that they share (two 16-bit counters per 32-bit
-    // atomic, the row 4-byte aligned in scratch): the ranks are unordered anyway, as the
-    // in-bucket sorts break ties by input position, and one row is a short prefix sum. A row per
-    // wave (a bucket-major prefix over waves x buckets counters) ran segments of 4096 u32+u32 /
-    // f32+u32 pairs at 68.4 / 64.6 Gkeys/s against 79.7 / 77.4 so, and u64 sorts of 2^27 keys at
-    // 16.9 against 17.3 (H100, medians of three rounds).
+    // atomic, the row 4-byte aligned: in the ranking rows for keys of up to 4 bytes, in scratch
+    // for wider ones): the ranks are unordered anyway, as the in-bucket sorts break ties by input
+    // position, and one row is a short prefix sum. A row per wave (a bucket-major prefix over
+    // waves x buckets counters) ran segments of 4096 u32+u32 / f32+u32 pairs at 68.4 / 64.6
+    // Gkeys/s against 79.7 / 77.4 so, and u64 sorts of 2^27 keys at 16.9 against 17.3 (H100,
+    // medians of three rounds).
     HIPFLASHSORT_DEVICE static void rank_by_bucket(storage_type& s, unsigned int size, order ord,
                                                    const detail::flash_classifier<Key>& classify)
     {
@@ -306,10 +307,30 @@ private:
         syncthreads();
     }
 
-    // Buckets above rank_limit (skewed input): a bitonic network over the bucket's entries in
-    // place, in flip form (every comparator sends the smaller entry to the lower slot), so the
-    // slots past the bucket, up to the next power of two, act as maximal padding without being
-    // stored.
+    // Bitonic network over n slots in place, in flip form: every comparator, exchange(a, b) for
+    // slots a < b, sends the smaller item to a. The slots past n, up to the next power of two, act
+    // as maximal padding that is never stored, so their comparators are left out.
+    template <class Exchange>
+    HIPFLASHSORT_DEVICE static void flip_network(unsigned int n, Exchange exchange)
+    {
+        for(unsigned int level = 2; level / 2 < n; level *= 2)
+        {
+            for(unsigned int stride = level / 2; stride > 0; stride /= 2)
+            {
+                const unsigned int pairs = (n + level - 1) / level * (level / 2); // groups of `level` over n
+                for(unsigned int t = threadIdx.x; t < pairs; t += BlockSize)
+                {
+                    const unsigned int a = 2 * t - (t & (stride - 1));
+                    const unsigned int b = stride == level / 2 ? a ^ (level - 1) : a + stride;
+                    if(b < n) exchange(a, b);
+                }
+                syncthreads();
+            }
+        }
+    }
+
+    // Buckets above rank_limit (skewed input): flip_network over the bucket's entries, which are
+    // unique, so their order is the stable one.
     HIPFLASHSORT_DEVICE static void sort_large_entries(storage_type& s, Key* keys, Value* values)
     {
         const unsigned int count = s.big_count;
@@ -319,28 +340,14 @@ private:
             const unsigned int begin = s.bucket_start[bucket];
             const unsigned int n = s.bucket_start[bucket + 1] - begin;
             std::uint64_t* const e = s.entry + begin;
-            for(unsigned int level = 2; level / 2 < n; level *= 2)
-            {
-                for(unsigned int stride = level / 2; stride > 0; stride /= 2)
+            flip_network(n, [&](unsigned int a, unsigned int b) {
+                const std::uint64_t ea = e[a], eb = e[b];
+                if(eb < ea)
                 {
-                    const unsigned int pairs = (n + level - 1) / level * (level / 2); // groups of `level` over n
-                    for(unsigned int t = threadIdx.x; t < pairs; t += BlockSize)
-                    {
-                        const unsigned int a = 2 * t - (t & (stride - 1));
-                        const unsigned int b = stride == level / 2 ? a ^ (level - 1) : a + stride;
-                        if(b < n)
-                        {
-                            const std::uint64_t ea = e[a], eb = e[b];
-                            if(eb < ea)
-                            {
-                                e[a] = eb;
-                                e[b] = ea;
-                            }
-                        }
-                    }
-                    syncthreads();
+                    e[a] = eb;
+                    e[b] = ea;
                 }
-            }
+            });
             for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
             {
                 write_item(s, keys, values, begin + i, entry_position(e[i]));
@@ -436,61 +443,35 @@ private:
         syncthreads();
     }
 
-    // Buckets above rank_limit (skewed input): a bitonic network on (image, input position)
-    // pairs, which is a total order, so the result is stable and deterministic.
-    HIPFLASHSORT_DEVICE static void sort_large_buckets(storage_type& s, Key* keys, Value* values,
-                                                       unsigned int buckets, order ord)
+    // Buckets above rank_limit (skewed input): flip_network over the bucket's slots, in place on
+    // their images and input positions, ordered by (image, input position), which is a total
+    // order, so the result is stable and deterministic.
+    HIPFLASHSORT_DEVICE static void sort_large_buckets(storage_type& s, Key* keys, Value* values)
     {
-        (void)buckets;
         const unsigned int count = s.big_count;
-        word* images = reinterpret_cast<word*>(s.scratch);
         for(unsigned int k = 0; k < count; k++)
         {
             const unsigned int bucket = s.big[k];
             const unsigned int begin = s.bucket_start[bucket];
             const unsigned int n = s.bucket_start[bucket + 1] - begin;
-            unsigned int padded = 1;
-            while(padded < n) padded *= 2;
-            for(unsigned int i = threadIdx.x; i < padded; i += BlockSize)
-            {
-                const unsigned int pos = i < n ? s.perm[begin + i] : 0xffffu;
-                images[i] = i < n ? image(s.keys[pos], ord) : ~word(0);
-                s.aux[i] = static_cast<std::uint16_t>(pos);
-            }
-            syncthreads();
-            bitonic_pairs(images, s.aux, padded);
+            word* const images = slot_images(s) + begin;
+            std::uint16_t* const positions = s.perm + begin;
+            flip_network(n, [&](unsigned int a, unsigned int b) {
+                const word ia = images[a], ib = images[b];
+                const std::uint16_t pa = positions[a], pb = positions[b];
+                if(ib < ia || (ib == ia && pb < pa))
+                {
+                    images[a] = ib;
+                    images[b] = ia;
+                    positions[a] = pb;
+                    positions[b] = pa;
+                }
+            });
             for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
             {
-                write_item(s, keys, values, begin + i, s.aux[i]);
+                write_item(s, keys, values, begin + i, positions[i]);
             }
             syncthreads();
-        }
-    }
-
-    HIPFLASHSORT_DEVICE static void bitonic_pairs(word* images, std::uint16_t* slots, unsigned int n)
-    {
-        for(unsigned int size = 2; size <= n; size *= 2)
-        {
-            for(unsigned int stride = size / 2; stride > 0; stride /= 2)
-            {
-                for(unsigned int t = threadIdx.x; t < n / 2; t += BlockSize)
-                {
-                    const unsigned int a = 2 * t - (t & (stride - 1));
-                    const unsigned int b = a + stride;
-                    const bool up = (a & size) == 0;
-                    const word ia = images[a], ib = images[b];
-                    const std::uint16_t sa = slots[a], sb = slots[b];
-                    const bool a_after_b = ia > ib || (ia == ib && sa > sb);
-                    if(a_after_b == up)
-                    {
-                        images[a] = ib;
-                        images[b] = ia;
-                        slots[a] = sb;
-                        slots[b] = sa;
-                    }
-                }
-                syncthreads();
-            }
         }
     }
 };
