@@ -281,6 +281,16 @@ private:
         syncthreads();
     }
 
+    // Whether the bucket [begin, end) of `slot` is above rank_limit, left to sort_large: its first
+    // slot lists it.
+    HIPFLASHSORT_DEVICE static bool left_to_network(storage_type& s, unsigned int bucket, unsigned int begin,
+                                                    unsigned int end, unsigned int slot)
+    {
+        if(end - begin <= rank_limit) return false;
+        if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
+        return true;
+    }
+
     HIPFLASHSORT_DEVICE static unsigned int entry_position(std::uint64_t e)
     {
         return static_cast<unsigned int>(e) & ((1u << position_bits) - 1u);
@@ -295,11 +305,7 @@ private:
             const unsigned int bucket = static_cast<unsigned int>(mine) >> position_bits;
             const unsigned int begin = s.bucket_start[bucket];
             const unsigned int end = s.bucket_start[bucket + 1];
-            if(end - begin > rank_limit)
-            {
-                if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
-                continue;
-            }
+            if(left_to_network(s, bucket, begin, end, slot)) continue;
             unsigned int rank = 0;
             for(unsigned int other = begin; other < end; other++) rank += s.entry[other] < mine;
             write_item(s, keys, values, begin + rank, entry_position(mine));
@@ -329,9 +335,12 @@ private:
         }
     }
 
-    // Buckets above rank_limit (skewed input): flip_network over the bucket's entries, which are
-    // unique, so their order is the stable one.
-    HIPFLASHSORT_DEVICE static void sort_large_entries(storage_type& s, Key* keys, Value* values)
+    // Buckets above rank_limit (skewed input), one after another: flip_network over each
+    // bucket's slots with the compare-exchange `exchange_in(begin)` gives for them, then the
+    // write-out of its items, whose input positions `position(slot)` reads from the sorted slots.
+    template <class ExchangeIn, class Position>
+    HIPFLASHSORT_DEVICE static void sort_large(storage_type& s, Key* keys, Value* values, ExchangeIn exchange_in,
+                                               Position position)
     {
         const unsigned int count = s.big_count;
         for(unsigned int k = 0; k < count; k++)
@@ -339,21 +348,32 @@ private:
             const unsigned int bucket = s.big[k];
             const unsigned int begin = s.bucket_start[bucket];
             const unsigned int n = s.bucket_start[bucket + 1] - begin;
-            std::uint64_t* const e = s.entry + begin;
-            flip_network(n, [&](unsigned int a, unsigned int b) {
-                const std::uint64_t ea = e[a], eb = e[b];
-                if(eb < ea)
-                {
-                    e[a] = eb;
-                    e[b] = ea;
-                }
-            });
+            flip_network(n, exchange_in(begin));
             for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
             {
-                write_item(s, keys, values, begin + i, entry_position(e[i]));
+                write_item(s, keys, values, begin + i, position(begin + i));
             }
             syncthreads();
         }
+    }
+
+    // sort_large on the entries, which are unique, so their order is the stable one.
+    HIPFLASHSORT_DEVICE static void sort_large_entries(storage_type& s, Key* keys, Value* values)
+    {
+        sort_large(
+            s, keys, values,
+            [&](unsigned int begin) {
+                std::uint64_t* const e = s.entry + begin;
+                return [=](unsigned int a, unsigned int b) {
+                    const std::uint64_t ea = e[a], eb = e[b];
+                    if(eb < ea)
+                    {
+                        e[a] = eb;
+                        e[b] = ea;
+                    }
+                };
+            },
+            [&](unsigned int slot) { return entry_position(s.entry[slot]); });
     }
 
     HIPFLASHSORT_DEVICE static word* slot_images(storage_type& s) { return reinterpret_cast<word*>(s.scratch); }
@@ -433,46 +453,34 @@ private:
             const unsigned int bucket = s.bucket_of[pos];
             const unsigned int begin = s.bucket_start[bucket];
             const unsigned int end = s.bucket_start[bucket + 1];
-            if(end - begin > rank_limit)
-            {
-                if(slot == begin) s.big[atomicAdd(&s.big_count, 1u)] = static_cast<std::uint16_t>(bucket);
-                continue;
-            }
+            if(left_to_network(s, bucket, begin, end, slot)) continue;
             write_item(s, keys, values, begin + rank_in_bucket(s, images, begin, end, slot, pos), pos);
         }
         syncthreads();
     }
 
-    // Buckets above rank_limit (skewed input): flip_network over the bucket's slots, in place on
-    // their images and input positions, ordered by (image, input position), which is a total
-    // order, so the result is stable and deterministic.
+    // sort_large in place on the slots' images and input positions, ordered by (image, input
+    // position), which is a total order, so the result is stable and deterministic.
     HIPFLASHSORT_DEVICE static void sort_large_buckets(storage_type& s, Key* keys, Value* values)
     {
-        const unsigned int count = s.big_count;
-        for(unsigned int k = 0; k < count; k++)
-        {
-            const unsigned int bucket = s.big[k];
-            const unsigned int begin = s.bucket_start[bucket];
-            const unsigned int n = s.bucket_start[bucket + 1] - begin;
-            word* const images = slot_images(s) + begin;
-            std::uint16_t* const positions = s.perm + begin;
-            flip_network(n, [&](unsigned int a, unsigned int b) {
-                const word ia = images[a], ib = images[b];
-                const std::uint16_t pa = positions[a], pb = positions[b];
-                if(ib < ia || (ib == ia && pb < pa))
-                {
-                    images[a] = ib;
-                    images[b] = ia;
-                    positions[a] = pb;
-                    positions[b] = pa;
-                }
-            });
-            for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
-            {
-                write_item(s, keys, values, begin + i, positions[i]);
-            }
-            syncthreads();
-        }
+        sort_large(
+            s, keys, values,
+            [&](unsigned int begin) {
+                word* const images = slot_images(s) + begin;
+                std::uint16_t* const positions = s.perm + begin;
+                return [=](unsigned int a, unsigned int b) {
+                    const word ia = images[a], ib = images[b];
+                    const std::uint16_t pa = positions[a], pb = positions[b];
+                    if(ib < ia || (ib == ia && pb < pa))
+                    {
+                        images[a] = ib;
+                        images[b] = ia;
+                        positions[a] = pb;
+                        positions[b] = pa;
+                    }
+                };
+            },
+            [&](unsigned int slot) { return static_cast<unsigned int>(s.perm[slot]); });
     }
 };
 

@@ -146,7 +146,7 @@ struct partition_planner
         if(config::networks && has_values<Value> && limit <= config::wave_and_network_top)
         {
             const std::uint64_t fullest = limit / 32 * 31, fuller = limit / 10 * 9;
-            if(round_keys / fullest >= 4 * std::uint64_t(multiprocessors)) return fullest;
+            if(fills_gpu(round_keys, fullest, 4)) return fullest;
             if(fills_gpu(round_keys, fuller)) return fuller;
         }
         return bucket_goal(limit);
@@ -198,11 +198,11 @@ struct partition_planner
     /// buckets spill into the next class.
     HIPFLASHSORT_HOST_DEVICE static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
 
-    /// Whether a round of `round_keys` keys in buckets of `goal` keys gives two blocks per
+    /// Whether a round of `round_keys` keys in buckets of `goal` keys gives `blocks` blocks per
     /// multiprocessor.
-    HIPFLASHSORT_HOST_DEVICE bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal) const
+    HIPFLASHSORT_HOST_DEVICE bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal, unsigned int blocks = 2) const
     {
-        return round_keys / goal >= 2 * std::uint64_t(multiprocessors);
+        return round_keys / goal >= blocks * std::uint64_t(multiprocessors);
     }
 
     /// Chunks a round of `segments` segments aims at: one segment is cut into `scatter_blocks`
