@@ -2,16 +2,19 @@
 // 32- and 64-bit images (a 64-bit reference in 128-bit arithmetic), and buckets that stay
 // monotone in the image and below the bucket count at the ends of the range. Also the
 // logarithmic classifier for keys crowded near their smallest one, and which segments take it.
+// And the composites' float words of the block pair network (polarity_network.hpp).
 #include <gtest/gtest.h>
 
 #include <hipflashsort/device/detail/bucket_classifier.hpp>
 #include <hipflashsort/device/detail/partition_kernels.hpp>
+#include <hipflashsort/device/detail/polarity_network.hpp>
 
 #include "common/sort_reference.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <type_traits>
@@ -515,5 +518,47 @@ TEST(PartitionClassifier, SampledU32) { check_sampled<std::uint32_t>(21); }
 TEST(PartitionClassifier, SampledI64) { check_sampled<std::int64_t>(22); }
 TEST(PartitionClassifier, SampledF32) { check_sampled<float>(23); }
 TEST(PartitionClassifier, SampledF64) { check_sampled<double>(24); }
+
+float float_of(std::uint32_t bits)
+{
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+// Every composite below float_composites maps to a normal float, in order, around the change of
+// sign and at both ends; its position bits come back from the word; padding (+inf) sorts after
+// the largest; and the value pass's largest composite (float_composites >> position bits buckets,
+// 1024 positions) is below float_composites.
+TEST(FloatComposites, NormalFloatsInOrder)
+{
+    using namespace hipflashsort::detail;
+    constexpr std::uint32_t half = float_composites / 2;
+    std::vector<std::uint32_t> composites = {0u, 1u, 2u, 1023u, 1024u, half - 1025u, half - 2u, half - 1u, half,
+                                             half + 1u, half + 1024u, float_composites - 1024u,
+                                             float_composites - 2u, float_composites - 1u};
+    std::mt19937 rng(404);
+    for(int i = 0; i < 100000; i++) composites.push_back(static_cast<std::uint32_t>(rng() % float_composites));
+    std::sort(composites.begin(), composites.end());
+    composites.erase(std::unique(composites.begin(), composites.end()), composites.end());
+    for(std::size_t i = 0; i < composites.size(); i++)
+    {
+        const std::uint32_t c = composites[i];
+        const std::uint32_t bits = composite_float_bits(c);
+        ASSERT_TRUE(std::isnormal(float_of(bits))) << c;
+        for(const std::uint32_t mask : {1u, 1023u, (1u << 23) - 1})
+            ASSERT_EQ(composite_low_bits(bits, mask), c & mask) << c;
+        if(i > 0) ASSERT_LT(float_of(composite_float_bits(composites[i - 1])), float_of(bits)) << c;
+    }
+    EXPECT_EQ(composite_float_bits(0), 0xff7fffffu);                    // -FLT_MAX
+    EXPECT_EQ(composite_float_bits(half - 1), 0x80800000u);             // -FLT_MIN
+    EXPECT_EQ(composite_float_bits(half), 0x00800000u);                 // FLT_MIN
+    EXPECT_EQ(composite_float_bits(float_composites - 1), 0x7f7fffffu); // FLT_MAX
+    EXPECT_LT(float_of(composite_float_bits(float_composites - 1)), float_of(composite_float_padding));
+    constexpr unsigned int position_bits = 10;
+    constexpr std::uint32_t value_buckets = float_composites >> position_bits;
+    EXPECT_LT(std::uint64_t(value_buckets - 1) << position_bits | 1023u, std::uint64_t(float_composites));
+    EXPECT_EQ(value_buckets, (1u << 22) - (1u << 15));
+}
 
 } // namespace

@@ -22,9 +22,10 @@
 namespace hipflashsort {
 namespace detail {
 
-/// Comparators that are plain `<` on unsigned integer images. Without values, two such items
-/// that compare equal are the same bits, so a compare-exchange may be a min and a max (one
-/// instruction each) instead of a compare and two selects.
+/// Comparators that are plain `<` on unsigned integer images (or on floats that are never NaN or
+/// -0: polarity_network.hpp's words). Without values, two such items that compare equal are the
+/// same bits, so a compare-exchange may be a min and a max (one instruction each) instead of a
+/// compare and two selects.
 template <class Less>
 struct is_natural_less : std::false_type
 {
@@ -53,7 +54,15 @@ template <class Key, class Value, unsigned int Size, class Less>
 HIPFLASHSORT_DEVICE void thread_network_compare_exchange(Key (&keys)[Size], Value (&values)[Size],
                                                          unsigned int lo, unsigned int hi, Less less)
 {
-    if constexpr(!has_values<Value> && is_natural_less<Less>::value)
+    if constexpr(!has_values<Value> && is_natural_less<Less>::value && std::is_same<Key, float>::value)
+    {
+        // The float min and max, which a `<` and selects would not always compile to.
+        const float a = keys[lo], b = keys[hi];
+        keys[lo] = fminf(a, b);
+        keys[hi] = fmaxf(a, b);
+        return;
+    }
+    else if constexpr(!has_values<Value> && is_natural_less<Less>::value)
     {
         const Key a = keys[lo], b = keys[hi];
         keys[lo] = b < a ? b : a;

@@ -10,6 +10,7 @@
 #include "../../intrinsics/intrinsics.hpp"
 #include "../../warp/warp_bitonic_sort.hpp"
 #include "lds_rows.hpp"
+#include "polarity_network.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -23,7 +24,7 @@ inline constexpr unsigned int block_network_lanes = 32;
 /// smaller image. mask = level - 1 is a level's flip stage, a single bit from a wavefront's span
 /// (Lanes * Items) on one of its half-cleaners; either way the partner lies in another wavefront.
 /// Fresh: no thread has read the row since the last block barrier, so the stage stores at once.
-template <bool Fresh, unsigned int Items>
+template <bool Fresh, unsigned int Items, bool Floats = false>
 HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
                                                unsigned int mask)
 {
@@ -48,7 +49,11 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
             {
                 const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
                 std::uint32_t& image = images[c * n + i];
-                image = lower ? min_of(image, partner) : max_of(image, partner);
+                if constexpr(Floats)
+                    image = __float_as_uint(lower ? fminf(__uint_as_float(image), __uint_as_float(partner))
+                                                  : fmaxf(__uint_as_float(image), __uint_as_float(partner)));
+                else
+                    image = lower ? min_of(image, partner) : max_of(image, partner);
             }
         }
     };
@@ -100,6 +105,43 @@ HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&
     }
 }
 
+/// block_network_sort on composite float words (polarity_network.hpp): ascending in float order.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items, unsigned int Rows = 1>
+HIPFLASHSORT_DEVICE void block_polarity_network_sort(std::uint32_t* row, std::uint32_t (&words)[Items],
+                                                     unsigned int first)
+{
+    static_assert(Rows == 1 || Rows == 2, "one row, or two in turn");
+    using network = polarity_wave_network<Lanes, Items>;
+    constexpr unsigned int span = Lanes * Items, capacity = Waves * span;
+    const unsigned int lane = first / Items % Lanes;
+    float x[Items];
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) x[j] = __uint_as_float(words[j]);
+    network::sort(x, lane);
+#pragma unroll
+    for(unsigned int j = 0; j < Items; j++) words[j] = __float_as_uint(x[j]);
+    unsigned int stage = 0;
+    const auto exchange = [&](unsigned int mask) {
+        if(Rows == 2 && stage > 0)
+            exchange_across_waves<true, Items, true>(row + stage % 2 * capacity, words, first, mask);
+        else
+            exchange_across_waves<false, Items, true>(row, words, first, mask);
+        stage++;
+    };
+#pragma unroll
+    for(unsigned int level = 2 * span; level <= capacity; level *= 2)
+    {
+        exchange(level - 1);
+#pragma unroll
+        for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange(stride);
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++) x[j] = __uint_as_float(words[j]);
+        network::merge_bitonic(x, lane);
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++) words[j] = __float_as_uint(x[j]);
+    }
+}
+
 // A team is the group of threads that sorts one LDS row together (sort_composites): `size`
 // members, member m holding the row's blocked positions m * Items ... . It orders its members'
 // LDS accesses (barrier), votes (any, and any_uniform where all members agree), reduces
@@ -114,6 +156,7 @@ struct wave_team
 {
     static constexpr unsigned int size = Lanes;
     static constexpr unsigned int lanes = Lanes; // of each logical wavefront
+    static constexpr bool float_words = false;   // composites of 32 bits, sorted as integers
     unsigned int member;
 
     HIPFLASHSORT_DEVICE void barrier() const { wave_barrier(); }
@@ -142,12 +185,14 @@ struct wave_team
 /// block_network_sort, its barriers and votes the block's. `row` holds the network's exchanges
 /// (Rows * Waves * Lanes * Items words: see block_network_sort); `storage` the wavefronts' partial
 /// results. A min_max and the next min_max or above_next are at least one block barrier apart (a
-/// network sort has several).
-template <unsigned int Waves, unsigned int Lanes, unsigned int Rows = 1>
+/// network sort has several). FloatWords: its network sorts the composites as floats
+/// (block_polarity_network_sort), which rank_by_bits builds for it.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Rows = 1, bool FloatWords = false>
 struct block_team
 {
     static constexpr unsigned int size = Waves * Lanes;
     static constexpr unsigned int lanes = Lanes; // of each logical wavefront
+    static constexpr bool float_words = FloatWords; // composites of 31 bits as floats (polarity_network.hpp)
     struct storage_type
     {
         std::uint32_t low[Waves];
@@ -181,7 +226,10 @@ struct block_team
     template <unsigned int Items>
     HIPFLASHSORT_DEVICE void sort(std::uint32_t (&words)[Items]) const
     {
-        block_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
+        if constexpr(FloatWords)
+            block_polarity_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
+        else
+            block_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
     }
     HIPFLASHSORT_DEVICE bool above_next(std::uint32_t last, std::uint32_t first) const
     {

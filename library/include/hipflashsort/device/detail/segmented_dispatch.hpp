@@ -356,7 +356,7 @@ struct segmented_runner
         // Too few for the wide classes: their lists join the large one.
         const bool widening = wide_total >= wide_min_segments();
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
-        launch_block_network_classes(host, keys_in, values_in,
+        launch_block_network_classes(host, keys_in, values_in, buckets,
                                      std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         launch_dynamic_flash_classes(host, keys_in, values_in,
@@ -443,13 +443,13 @@ struct segmented_runner
 
     template <unsigned int... C>
     void launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
-                                      std::integer_sequence<unsigned int, C...>)
+                                      bool buckets, std::integer_sequence<unsigned int, C...>)
     {
-        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in), ...);
+        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in, buckets), ...);
     }
 
     template <unsigned int C>
-    void launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in)
+    void launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in, bool buckets)
     {
         if(count == 0) return;
         constexpr unsigned int waves = config::block_network_waves[C];
@@ -457,9 +457,15 @@ struct segmented_runner
         const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
         if constexpr(has_values<Value>)
         {
-            bitonic_block_pair_segments_kernel<Key, Value, waves, config::block_network_items>
-                <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, values_in,
-                                                                   values_out, ord);
+            // A partition's buckets keep the integer network (bitonic_block_pair_segments_kernel).
+            if(buckets)
+                bitonic_block_pair_segments_kernel<Key, Value, waves, config::block_network_items, false>
+                    <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, values_in,
+                                                                       values_out, ord);
+            else
+                bitonic_block_pair_segments_kernel<Key, Value, waves, config::block_network_items, true>
+                    <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, values_in,
+                                                                       values_out, ord);
         }
         else
         {

@@ -578,7 +578,15 @@ __global__ __launch_bounds__(Waves * block_network_lanes, Waves >= 4 ? 3 : 8) vo
 /// 123.1 -> 119.0 / 124.2, f32+u32 107.5 / 114.1 -> 112.9 / 118.0; of 65536 f32+u32 43.5 -> 44.0,
 /// u32+u32 unchanged. It takes 61 registers (53 before: eight blocks per multiprocessor instead of
 /// nine); capped at nine blocks (56), f32+u32 spilled and ran 1.4-2% slower.
-template <class Key, class Value, unsigned int Waves, unsigned int Items>
+/// FloatWords: the network carries its composites as floats (block_team, polarity_network.hpp),
+/// which halves the integer min/max that bind it. Only the user's segments take it: a partition's
+/// buckets start anywhere and store through store_skewed, and with that code and the larger
+/// network beside it the kernel stalled on instruction fetch. H100, 2^26 pairs, medians of
+/// twelve rotated rounds, Gkeys/s, integer network -> float words on segments only: segments of
+/// 1000 / 1024 pairs f32+u32 115.3 / 119.6 -> 119.0 / 123.9, u32+u32 123.8 / 128.9 -> 125.9 /
+/// 131.7; 256, 16384, 65536 pairs and the power-law mix within -0.2 to +0.3%. On the buckets too
+/// (the forty-fifth session's v30), 65536 pairs lost 0.8-2.1%.
+template <class Key, class Value, unsigned int Waves, unsigned int Items, bool FloatWords>
 __global__
 __launch_bounds__(Waves * block_network_lanes, register_cap_blocks(8)) void bitonic_block_pair_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
@@ -587,7 +595,7 @@ __launch_bounds__(Waves * block_network_lanes, register_cap_blocks(8)) void bito
     static_assert(sizeof(Key) <= 4, "composites are built from 32-bit order images");
     static_assert(has_values<Value>, "keys alone go through bitonic_block_segments_kernel");
     constexpr unsigned int rows = block_network_rows(Waves);
-    using team_type = block_team<Waves, block_network_lanes, rows>;
+    using team_type = block_team<Waves, block_network_lanes, rows, FloatWords>;
     constexpr unsigned int capacity = team_type::size * Items;
     // Aligned for blocked_lds's and swizzled_row's vector accesses.
     __shared__ __align__(16) Key keys[capacity];
