@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -1050,6 +1052,96 @@ TEST(SegmentedSort, OneHugeSegmentAndManyTiny)
     std::vector<std::size_t> sizes(100000, 3);
     sizes.push_back(std::size_t(1) << 21);
     check_segmented<std::int32_t, int, true>(sizes, 0, distribution::uniform_bits, order::ascending, false, 9);
+}
+
+// The class counts come back through a mailbox in pinned memory, or by a copy where there is
+// none (read_counts): both give the device's counts, and the mailbox again after its first use.
+TEST(SegmentedSort, CountReadBackBothWays)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    namespace detail = hipflashsort::detail;
+    std::vector<unsigned int> counts(detail::count_mailbox::words - 1);
+    for(std::size_t i = 0; i < counts.size(); i++) counts[i] = static_cast<unsigned int>(7 * i + 3);
+    device_buffer<unsigned int> d(counts.size());
+    HIP_CHECK(d.upload(counts));
+    const detail::lent_count_mailbox box;
+    ASSERT_TRUE(static_cast<bool>(box.get())) << "no pinned, mapped host memory";
+    for(const bool mailbox : {true, true, false})
+    {
+        for(const unsigned int n : {1u, 20u, static_cast<unsigned int>(counts.size())})
+        {
+            std::vector<unsigned int> out(n, 0u);
+            HIP_CHECK(detail::read_counts(mailbox ? box.get() : detail::count_mailbox{}, d.ptr + 1, n, out.data(),
+                                          hipStream_t(0)));
+            for(unsigned int i = 0; i < n; i++) ASSERT_EQ(out[i], counts[1 + i]) << mailbox << " " << n << " " << i;
+        }
+    }
+}
+
+// Sorts from several host threads at once, each on a stream of its own: every call reads its
+// class counts through a mailbox of its own (count_mailbox_pool). Segments of 300 to 70000 keys,
+// so that each call reads counts back several times.
+TEST(SegmentedSort, ConcurrentHostThreads)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    constexpr int threads = 6;
+    std::vector<std::string> failures(threads);
+    std::vector<std::thread> workers;
+    for(int t = 0; t < threads; t++)
+    {
+        workers.emplace_back([&failures, t] {
+            std::mt19937 rng(9000 + t);
+            std::vector<int> begins, ends;
+            std::vector<std::uint32_t> keys;
+            for(const int size : {300, 70000, 1000, 5000, 17, 40000})
+            {
+                begins.push_back(static_cast<int>(keys.size()));
+                for(int i = 0; i < size + t; i++) keys.push_back(static_cast<std::uint32_t>(rng()));
+                ends.push_back(static_cast<int>(keys.size()));
+            }
+            std::vector<std::uint32_t> expected = keys;
+            for(std::size_t s = 0; s < begins.size(); s++)
+                std::sort(expected.begin() + begins[s], expected.begin() + ends[s]);
+            hipStream_t stream{};
+            if(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking) != hipSuccess)
+            {
+                failures[t] = "no stream";
+                return;
+            }
+            // Everything on the thread's stream: the legacy stream's copies and sets would not be
+            // ordered with a non-blocking one.
+            const std::size_t n = keys.size();
+            device_buffer<std::uint32_t> in(n), out(n);
+            device_buffer<int> d_begins(begins.size()), d_ends(ends.size());
+            const auto up = [&](void* to, const void* from, std::size_t b) {
+                return hipMemcpyAsync(to, from, b, hipMemcpyHostToDevice, stream);
+            };
+            std::size_t bytes = 0;
+            hipError_t e = up(in.ptr, keys.data(), n * sizeof(std::uint32_t));
+            if(e == hipSuccess) e = up(d_begins.ptr, begins.data(), begins.size() * sizeof(int));
+            if(e == hipSuccess) e = up(d_ends.ptr, ends.data(), ends.size() * sizeof(int));
+            if(e == hipSuccess)
+                e = hipflashsort::segmented_sort_keys(nullptr, bytes, in.ptr, out.ptr, n, begins.size(),
+                                                      d_begins.ptr, d_ends.ptr, order::ascending, stream);
+            device_buffer<char> temp(bytes);
+            std::vector<std::uint32_t> got(n);
+            for(int rep = 0; rep < 5 && e == hipSuccess && failures[t].empty(); rep++)
+            {
+                e = hipMemsetAsync(out.ptr, 0xA5, n * sizeof(std::uint32_t), stream);
+                if(e == hipSuccess)
+                    e = hipflashsort::segmented_sort_keys(temp.ptr, bytes, in.ptr, out.ptr, n, begins.size(),
+                                                          d_begins.ptr, d_ends.ptr, order::ascending, stream);
+                if(e == hipSuccess)
+                    e = hipMemcpyAsync(got.data(), out.ptr, n * sizeof(std::uint32_t), hipMemcpyDeviceToHost, stream);
+                if(e == hipSuccess) e = hipStreamSynchronize(stream);
+                if(e == hipSuccess && got != expected) failures[t] = "wrong order, round " + std::to_string(rep);
+            }
+            if(e != hipSuccess) failures[t] = hipGetErrorString(e);
+            (void)hipStreamDestroy(stream);
+        });
+    }
+    for(auto& w : workers) w.join();
+    for(int t = 0; t < threads; t++) EXPECT_TRUE(failures[t].empty()) << "thread " << t << ": " << failures[t];
 }
 
 TEST(SortArguments, InvalidArgumentsTouchNothing)

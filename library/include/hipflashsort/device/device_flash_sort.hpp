@@ -31,9 +31,10 @@ namespace hipflashsort {
 /// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
 /// - Stable and deterministic; float order as CUB DeviceRadixSort (-NaN < -inf < ... < -0 = +0 <
 ///   ... < +inf < +NaN, NaNs by bit pattern; -0 and +0 keep their input order).
-/// - Complexity: O(n) for keys spread over their range; each partition round synchronizes
-///   `stream` once or twice (usually one or two rounds), as does the one-block flash network
-///   class (to learn whether it handed the array to the partition).
+/// - Complexity: O(n) for keys spread over their range; the host waits for `stream` once or
+///   twice per partition round (usually one or two rounds), as after the one-block flash network
+///   class (to learn whether it handed the array to the partition). The counts it waits for come
+///   through pinned, mapped host memory, as in segmented_sort_keys.
 /// - Memory: one copy of the keys plus 1-2 bytes per key, and the partition's count matrix:
 ///   4 KiB per partition tile (4096 keys of 4 bytes, 2304 of 8 bytes), at most 32 MiB.
 /// - Returns hipErrorInvalidValue for bad arguments or too little temporary storage, before

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "../../config.hpp"
+#include "count_mailbox.hpp"
 #include "partition_kernels.hpp"
 #include "partition_plan.hpp"
 #include "segmented_config.hpp"
@@ -113,6 +114,7 @@ struct segmented_runner
     hipStream_t stream;
     int multiprocessors = 1;
     int device = 0;
+    count_mailbox mailbox; // where the class counts come back (read_counts); may be none
     // Resident scatter blocks, the partition's chunk target; 0 until the first partition asks
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
@@ -314,10 +316,10 @@ struct segmented_runner
 
     /// Bins the round's segments, sorts every small one, and leaves the large ones in `large`
     /// (their lists stay on the device, with the counts the host read). The class counts come
-    /// back to the host (one synchronization) before the sorts are launched, so only classes that
-    /// hold segments get a launch, each with a grid of its size; where a class can hand segments
-    /// on to the large list, its count comes back after those launches (a second
-    /// synchronization, while the GPU sorts). `listed`: where a kernel before wrote the number of
+    /// back to the host (read_counts: the host waits for them) before the sorts are launched, so
+    /// only classes that hold segments get a launch, each with a grid of its size; where a class
+    /// can hand segments on to the large list, its count comes back after those launches (a
+    /// second wait, while the GPU sorts). `listed`: where a kernel before wrote the number of
     /// segments, of which `segments` is a bound. `single_size`: the size of the only segment when
     /// the host knows it (device-level sort), which needs no read-back. `buckets`: the segments
     /// are a partition round's buckets (its plan zeroed the class counters).
@@ -344,8 +346,7 @@ struct segmented_runner
         }
         else
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(host, counts, sizeof(host), hipMemcpyDeviceToHost, stream));
-            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(read_counts(mailbox, counts, plan_type::counters, host, stream));
         }
         unsigned int widened[wide_classes] = {}, wide_total = 0;
         for(unsigned int c = 0; c < wide_classes; c++)
@@ -387,9 +388,8 @@ struct segmented_runner
         if(deferring || widening)
         {
             // Segments left to the partition joined the large list.
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(&host[config::large_class], counts + config::large_class,
-                                                        sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
-            HIPFLASHSORT_RETURN_IF_ERROR(hipStreamSynchronize(stream));
+            HIPFLASHSORT_RETURN_IF_ERROR(
+                read_counts(mailbox, counts + config::large_class, 1, &host[config::large_class], stream));
         }
         large = round_segments{};
         large.list[0] = lists.large;
@@ -654,8 +654,9 @@ hipError_t segmented_sort_entry(void* temp_storage, std::size_t& temp_storage_by
     int device = 0, sms = 0;
     HIPFLASHSORT_RETURN_IF_ERROR(hipGetDevice(&device));
     HIPFLASHSORT_RETURN_IF_ERROR(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
+    const lent_count_mailbox mailbox;
     segmented_runner<Key, Value> runner{plan, static_cast<char*>(temp_storage), keys_out, values_out, ord,
-                                        stream, sms, device};
+                                        stream, sms, device, mailbox.get()};
     runner.enable_dynamic_classes();
     return runner.run(source, segments, keys_in, values_in, single_size);
 }
