@@ -518,6 +518,22 @@ HIPFLASHSORT_DEVICE void sort_loaded_composites(const Team& team, Key (&keys)[It
     unsigned int from[Items];
     unsigned int pass_shift = shift;
     std::uint32_t pass_mask = field_mask;
+    // The first pass's fields where they may come from the values. One test of the team-uniform
+    // choice for all items: tested per item, the map compiled to three branches per key. H100,
+    // 2^26 f32+u32 pairs, medians of five rounds, segments of 1000 / 1024 pairs 99.2 / 106.9 ->
+    // 100.0 / 107.6 Gkeys/s.
+    const auto first_fields = [&](std::uint32_t(&fields)[Items]) {
+        if(valued)
+        {
+#pragma unroll
+            for(unsigned int j = 0; j < Items; j++) fields[j] = by_value.value_bucket(keys[j]);
+        }
+        else
+        {
+#pragma unroll
+            for(unsigned int j = 0; j < Items; j++) fields[j] = images[j] >> shift;
+        }
+    };
     // One pass; whether another follows.
     const auto pass = [&](unsigned int p) {
         if constexpr(value_fields && Team::float_words)
@@ -529,19 +545,7 @@ HIPFLASHSORT_DEVICE void sort_loaded_composites(const Team& team, Key (&keys)[It
             std::uint32_t word_mask = pass_mask;
             if(p == 0)
             {
-                // One test of the team-uniform choice for all items: tested per item, the map
-                // compiled to three branches per key. H100, 2^26 f32+u32 pairs, medians of five
-                // rounds, segments of 1000 / 1024 pairs 99.2 / 106.9 -> 100.0 / 107.6 Gkeys/s.
-                if(valued)
-                {
-#pragma unroll
-                    for(unsigned int j = 0; j < Items; j++) words[j] = by_value.value_bucket(keys[j]);
-                }
-                else
-                {
-#pragma unroll
-                    for(unsigned int j = 0; j < Items; j++) words[j] = images[j] >> shift;
-                }
+                first_fields(words);
                 word_shift = 0;
                 word_mask = valued ? (std::uint32_t(1) << value_bits) - 1 : field_mask;
             }
@@ -555,19 +559,7 @@ HIPFLASHSORT_DEVICE void sort_loaded_composites(const Team& team, Key (&keys)[It
         else if(value_fields && p == 0)
         {
             std::uint32_t fields[Items];
-            // One test of the team-uniform choice for all items: tested per item, the map compiled
-            // to three branches per key. H100, 2^26 f32+u32 pairs, medians of five rounds,
-            // segments of 1000 / 1024 pairs 99.2 / 106.9 -> 100.0 / 107.6 Gkeys/s.
-            if(valued)
-            {
-#pragma unroll
-                for(unsigned int j = 0; j < Items; j++) fields[j] = by_value.value_bucket(keys[j]);
-            }
-            else
-            {
-#pragma unroll
-                for(unsigned int j = 0; j < Items; j++) fields[j] = images[j] >> shift;
-            }
+            first_fields(fields);
             rank_by_bits(team, fields, size, 0, field_mask, from, Striped);
         }
         else

@@ -24,7 +24,8 @@ inline constexpr unsigned int block_network_lanes = 32;
 /// smaller image. mask = level - 1 is a level's flip stage, a single bit from a wavefront's span
 /// (Lanes * Items) on one of its half-cleaners; either way the partner lies in another wavefront.
 /// Fresh: no thread has read the row since the last block barrier, so the stage stores at once.
-template <bool Fresh, unsigned int Items, bool Floats = false>
+/// FloatWords: the words are float composites (polarity_network.hpp), compared as floats.
+template <bool Fresh, unsigned int Items, bool FloatWords = false>
 HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t (&images)[Items], unsigned int first,
                                                unsigned int mask)
 {
@@ -49,7 +50,7 @@ HIPFLASHSORT_DEVICE void exchange_across_waves(std::uint32_t* row, std::uint32_t
             {
                 const std::uint32_t partner = partners.items[flip ? n - 1 - i : i];
                 std::uint32_t& image = images[c * n + i];
-                if constexpr(Floats)
+                if constexpr(FloatWords)
                     image = __float_as_uint(lower ? fminf(__uint_as_float(image), __uint_as_float(partner))
                                                   : fmaxf(__uint_as_float(image), __uint_as_float(partner)));
                 else
@@ -73,59 +74,60 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int block_network_rows(unsigned int 
     return waves >= 4 && dynamic_lds_limit() > 64 * 1024 ? 2 : 1;
 }
 
+/// The steps inside one logical wavefront of block_network_sort: its words sorted as integers
+/// (warp_bitonic_sort), or as floats (FloatWords: polarity_wave_network, the words being
+/// composites that rank_by_bits mapped onto floats). `lane`: the lane within the wavefront.
+template <unsigned int Lanes, unsigned int Items, bool FloatWords>
+struct wave_network_steps
+{
+    template <class Step>
+    HIPFLASHSORT_DEVICE static void on_floats(std::uint32_t (&words)[Items], Step step)
+    {
+        float x[Items];
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++) x[j] = __uint_as_float(words[j]);
+        step(x);
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++) words[j] = __float_as_uint(x[j]);
+    }
+    HIPFLASHSORT_DEVICE static void sort(std::uint32_t (&words)[Items], unsigned int lane)
+    {
+        if constexpr(FloatWords)
+            on_floats(words, [&](float(&x)[Items]) { polarity_wave_network<Lanes, Items>::sort(x, lane); });
+        else
+            warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(words);
+    }
+    HIPFLASHSORT_DEVICE static void merge_bitonic(std::uint32_t (&words)[Items], unsigned int lane)
+    {
+        if constexpr(FloatWords)
+            on_floats(words, [&](float(&x)[Items]) { polarity_wave_network<Lanes, Items>::merge_bitonic(x, lane); });
+        else
+            warp_bitonic_sort<std::uint32_t, Lanes, Items>().merge_bitonic(words);
+    }
+};
+
 /// Ascending bitonic network over a block of Waves logical wavefronts of Lanes, Items 32-bit
 /// words per lane, blocked: the lane whose first position is `first` holds first ... first +
 /// Items - 1. Each wavefront sorts its span in registers and shuffles; each merge level above it
 /// runs its strides of a span and more between wavefronts through `row` (Rows * Waves * Lanes *
 /// Items words of LDS) and the smaller ones inside each wavefront. With two rows the stages
 /// alternate between them, so that a stage need not wait for the previous one's readers: one
-/// block barrier per stage instead of two, after the first.
-template <unsigned int Waves, unsigned int Lanes, unsigned int Items, unsigned int Rows = 1>
+/// block barrier per stage instead of two, after the first. FloatWords: the words are float
+/// composites (polarity_network.hpp), in float order.
+template <unsigned int Waves, unsigned int Lanes, unsigned int Items, unsigned int Rows = 1, bool FloatWords = false>
 HIPFLASHSORT_DEVICE void block_network_sort(std::uint32_t* row, std::uint32_t (&words)[Items], unsigned int first)
 {
     static_assert(Rows == 1 || Rows == 2, "one row, or two in turn");
-    using network = warp_bitonic_sort<std::uint32_t, Lanes, Items>;
-    constexpr unsigned int span = Lanes * Items, capacity = Waves * span;
-    network().sort(words);
-    unsigned int stage = 0;
-    const auto exchange = [&](unsigned int mask) {
-        if(Rows == 2 && stage > 0)
-            exchange_across_waves<true>(row + stage % 2 * capacity, words, first, mask);
-        else
-            exchange_across_waves<false>(row, words, first, mask);
-        stage++;
-    };
-#pragma unroll
-    for(unsigned int level = 2 * span; level <= capacity; level *= 2)
-    {
-        exchange(level - 1);
-#pragma unroll
-        for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange(stride);
-        network().merge_bitonic(words);
-    }
-}
-
-/// block_network_sort on composite float words (polarity_network.hpp): ascending in float order.
-template <unsigned int Waves, unsigned int Lanes, unsigned int Items, unsigned int Rows = 1>
-HIPFLASHSORT_DEVICE void block_polarity_network_sort(std::uint32_t* row, std::uint32_t (&words)[Items],
-                                                     unsigned int first)
-{
-    static_assert(Rows == 1 || Rows == 2, "one row, or two in turn");
-    using network = polarity_wave_network<Lanes, Items>;
+    using steps = wave_network_steps<Lanes, Items, FloatWords>;
     constexpr unsigned int span = Lanes * Items, capacity = Waves * span;
     const unsigned int lane = first / Items % Lanes;
-    float x[Items];
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) x[j] = __uint_as_float(words[j]);
-    network::sort(x, lane);
-#pragma unroll
-    for(unsigned int j = 0; j < Items; j++) words[j] = __float_as_uint(x[j]);
+    steps::sort(words, lane);
     unsigned int stage = 0;
     const auto exchange = [&](unsigned int mask) {
         if(Rows == 2 && stage > 0)
-            exchange_across_waves<true, Items, true>(row + stage % 2 * capacity, words, first, mask);
+            exchange_across_waves<true, Items, FloatWords>(row + stage % 2 * capacity, words, first, mask);
         else
-            exchange_across_waves<false, Items, true>(row, words, first, mask);
+            exchange_across_waves<false, Items, FloatWords>(row, words, first, mask);
         stage++;
     };
 #pragma unroll
@@ -134,11 +136,7 @@ HIPFLASHSORT_DEVICE void block_polarity_network_sort(std::uint32_t* row, std::ui
         exchange(level - 1);
 #pragma unroll
         for(unsigned int stride = level / 4; stride >= span; stride /= 2) exchange(stride);
-#pragma unroll
-        for(unsigned int j = 0; j < Items; j++) x[j] = __uint_as_float(words[j]);
-        network::merge_bitonic(x, lane);
-#pragma unroll
-        for(unsigned int j = 0; j < Items; j++) words[j] = __float_as_uint(x[j]);
+        steps::merge_bitonic(words, lane);
     }
 }
 
@@ -185,8 +183,8 @@ struct wave_team
 /// block_network_sort, its barriers and votes the block's. `row` holds the network's exchanges
 /// (Rows * Waves * Lanes * Items words: see block_network_sort); `storage` the wavefronts' partial
 /// results. A min_max and the next min_max or above_next are at least one block barrier apart (a
-/// network sort has several). FloatWords: its network sorts the composites as floats
-/// (block_polarity_network_sort), which rank_by_bits builds for it.
+/// network sort has several). FloatWords: its network sorts the composites as floats, which
+/// rank_by_bits builds for it.
 template <unsigned int Waves, unsigned int Lanes, unsigned int Rows = 1, bool FloatWords = false>
 struct block_team
 {
@@ -226,10 +224,7 @@ struct block_team
     template <unsigned int Items>
     HIPFLASHSORT_DEVICE void sort(std::uint32_t (&words)[Items]) const
     {
-        if constexpr(FloatWords)
-            block_polarity_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
-        else
-            block_network_sort<Waves, Lanes, Items, Rows>(row, words, member * Items);
+        block_network_sort<Waves, Lanes, Items, Rows, FloatWords>(row, words, member * Items);
     }
     HIPFLASHSORT_DEVICE bool above_next(std::uint32_t last, std::uint32_t first) const
     {
