@@ -35,9 +35,10 @@ struct count_mailbox
 };
 
 /// Mailboxes of 256 bytes carved from pinned pages, each lent to one sort call at a time. The
-/// pages are taken on first use (hipHostMalloc, portable and mapped: any device, any thread) and
-/// kept for the life of the process: a pinned page freed during static destruction may outlive
-/// the runtime that would free it.
+/// pages are taken on first use (hipHostMalloc, portable and mapped: any device, any thread;
+/// coherent, so that on AMD the host sees the kernel's stores while it runs, where ROCm's default
+/// may be non-coherent; NVIDIA's mapped memory always is) and kept for the life of the process: a
+/// pinned page freed during static destruction may outlive the runtime that would free it.
 class count_mailbox_pool
 {
 public:
@@ -72,7 +73,7 @@ private:
         if(failed_) return;
         void* host = nullptr;
         void* device = nullptr;
-        if(hipHostMalloc(&host, page_bytes, hipHostMallocMapped | hipHostMallocPortable) != hipSuccess)
+        if(hipHostMalloc(&host, page_bytes, hipHostMallocMapped | hipHostMallocPortable | hipHostMallocCoherent) != hipSuccess)
         {
             (void)hipGetLastError();
             failed_ = true; // e.g. no pinned memory allowed: every call copies from now on
