@@ -7,7 +7,7 @@
 // 7.0 us where a kernel stores into mapped memory and the host polls it). With a kernel that
 // stores the counts into pinned, mapped memory and sets a flag the host polls (H100, 2^26 keys,
 // medians of ten rotated rounds): segments of 256 / 1000 / 16384 / 65536 u32+u32 pairs +2.3 /
-// +1.7 / +1.3 / +1.0%, u32 keys +2.1 to +3.3%; device sorts of 2^16 / 2^18 / 2^20 keys +12 to
+// +1.7 / +1.3 / +1.0%, u32 keys +2.1 to +3.3%; device sorts of 2^16-2^20 keys and pairs +7 to
 // +22%, of 2^24 +1.8 to +3.0%.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_COUNT_MAILBOX_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_COUNT_MAILBOX_HPP_
