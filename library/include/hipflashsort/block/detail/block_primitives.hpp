@@ -85,39 +85,18 @@ HIPFLASHSORT_HOST_DEVICE void merge_two_least(Word& a1, Word& a2, Word b1, Word 
     a1 = least;
 }
 
-/// Block-wide smallest and second smallest distinct values of two sets at once, (lo, lo2) and
-/// (top, top2) (pass complements for the largest two); every thread gets them, in one round of
-/// barriers. `scratch` holds 4 * waves words.
-template <unsigned int BlockSize, class Word>
-HIPFLASHSORT_DEVICE void block_two_least(Word& lo, Word& lo2, Word& top, Word& top2, Word* scratch)
+/// Smallest and second smallest distinct values of two sets at once over the hardware
+/// wavefront, (lo, lo2) and (top, top2) (pass complements for the largest two); every lane gets
+/// them.
+template <class Word>
+HIPFLASHSORT_DEVICE void wave_two_least(Word& lo, Word& lo2, Word& top, Word& top2)
 {
-    using shape = block_shape<BlockSize>;
 #pragma unroll
-    for(unsigned int offset = shape::wave / 2; offset > 0; offset /= 2)
+    for(unsigned int offset = device_wavefront_size() / 2; offset > 0; offset /= 2)
     {
         merge_two_least(lo, lo2, shuffle_xor(lo, int(offset)), shuffle_xor(lo2, int(offset)));
         merge_two_least(top, top2, shuffle_xor(top, int(offset)), shuffle_xor(top2, int(offset)));
     }
-    const unsigned int wave_id = threadIdx.x / shape::wave;
-    if(lane_id() == 0)
-    {
-        scratch[wave_id] = lo;
-        scratch[shape::waves + wave_id] = lo2;
-        scratch[2 * shape::waves + wave_id] = top;
-        scratch[3 * shape::waves + wave_id] = top2;
-    }
-    syncthreads();
-    lo = scratch[0];
-    lo2 = scratch[shape::waves];
-    top = scratch[2 * shape::waves];
-    top2 = scratch[3 * shape::waves];
-#pragma unroll
-    for(unsigned int w = 1; w < shape::waves; w++)
-    {
-        merge_two_least(lo, lo2, scratch[w], scratch[shape::waves + w]);
-        merge_two_least(top, top2, scratch[2 * shape::waves + w], scratch[3 * shape::waves + w]);
-    }
-    syncthreads();
 }
 
 /// Inclusive scan of one value per lane across the hardware wavefront.

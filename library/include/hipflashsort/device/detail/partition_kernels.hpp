@@ -219,7 +219,7 @@ HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t r
 /// FLT_MAX on the sample grid took a third round over most keys). H200, medians of 5 rotated
 /// rounds, Gkeys/s: 2^28 f32 / u32 outlier 33.5 / 48.7 -> 43.7 / 54.1, zipf 39.8 / 41.3 -> 41.3 /
 /// 42.0; the inner bounds cost the sampled min/max pass 1.2-1.7 us (2^24 u32: 36.7 -> 36.2) with
-/// a second block reduction of their own, since merged into the first (block_two_least).
+/// a second block reduction of their own, since merged into the first (now wave_two_least).
 template <class Key, class Word>
 HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inner_lo, Word inner_hi, order ord)
 {
@@ -380,16 +380,6 @@ HIPFLASHSORT_DEVICE void for_each_chunk_key(const Key* keys, const partition_chu
     }
 }
 
-/// Calls f(key) for the keys of chunk `c` at every `stride`-th position of segment `s`.
-template <unsigned int BlockSize, class Key, class F>
-HIPFLASHSORT_DEVICE void for_each_chunk_sample(const Key* keys, const partition_chunk& c, const partition_segment& s,
-                                               std::uint64_t stride, F f)
-{
-    const std::uint64_t first = (c.begin - s.range.begin + stride - 1) / stride;
-    for(std::uint64_t at = s.range.begin + (first + threadIdx.x) * stride; at < c.end; at += BlockSize * stride)
-        f(keys[at]);
-}
-
 /// Merges a block's image range into the statistics' words `first` (min) and `first + 1` (max).
 HIPFLASHSORT_DEVICE void merge_range(std::uint64_t* mine, unsigned int first, std::uint64_t lo, std::uint64_t hi)
 {
@@ -397,10 +387,105 @@ HIPFLASHSORT_DEVICE void merge_range(std::uint64_t* mine, unsigned int first, st
     atomicMax(reinterpret_cast<unsigned long long*>(&mine[first + 1]), static_cast<unsigned long long>(hi));
 }
 
+HIPFLASHSORT_DEVICE void add_to_stat(std::uint64_t* mine, unsigned int word, std::uint64_t amount)
+{
+    atomicAdd(reinterpret_cast<unsigned long long*>(&mine[word]), static_cast<unsigned long long>(amount));
+}
+
+/// Zeroes the totals of segment `s`'s buckets, which the histogram accumulates in the next
+/// round's ranges; thread `thread` of `threads` does its share.
+HIPFLASHSORT_DEVICE void clear_bucket_totals(const partition_segment& s, segment_range* next, unsigned int thread,
+                                             unsigned int threads)
+{
+    for(unsigned int b = thread; b < s.buckets; b += threads) next[s.next_first + b].end = 0;
+}
+
+/// Keys of chunk `c` at the positions s.begin + i * stride of its segment `s`.
+HIPFLASHSORT_DEVICE std::uint64_t samples_in(const partition_chunk& c, const partition_segment& s,
+                                             std::uint64_t stride)
+{
+    const std::uint64_t from = c.begin - s.range.begin, to = c.end - s.range.begin;
+    return (to + stride - 1) / stride - (from + stride - 1) / stride;
+}
+
+/// Min and max image and the sum of magnitude_bits of every key of chunk `c`, by the whole
+/// block, merged into the segment's statistics `mine`. `scratch` holds 2 * waves words.
+template <unsigned int BlockSize, unsigned int ItemsPerThread, class Key>
+HIPFLASHSORT_DEVICE void measure_chunk_keys(const Key* keys, const partition_chunk& c, std::uint64_t* mine,
+                                            order ord, std::uint64_t* scratch)
+{
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, magnitudes = 0;
+    for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, [&](const Key& k) {
+        const std::uint64_t v = wide_image(k, ord);
+        lo = min_of(lo, v);
+        hi = max_of(hi, v);
+        magnitudes += magnitude_bits(k);
+    });
+    // One addition per wavefront: a block-wide sum would add two barriers to a pass bound by
+    // bandwidth.
+    magnitudes = logical_wave_sum<block_shape<BlockSize>::wave>(magnitudes);
+    if(lane_id() == 0) add_to_stat(mine, stat_magnitudes, magnitudes);
+    block_min_max<BlockSize>(lo, hi, scratch);
+    if(threadIdx.x == 0)
+    {
+        add_to_stat(mine, stat_read, c.end - c.begin);
+        merge_range(mine, stat_lo, lo, hi);
+    }
+}
+
+/// As measure_chunk_keys for the keys of chunk `c` at every `stride`-th position of its segment
+/// `s`, by one wavefront, which also keeps the nearest sample inside each end (distinct images,
+/// for trim_outlying_samples). Each lane issues up to `batch` loads before it uses one (a chunk
+/// holds at most about 2048 samples, mostly far fewer).
+template <class Key>
+HIPFLASHSORT_DEVICE void measure_chunk_samples(const Key* keys, const partition_chunk& c, const partition_segment& s,
+                                               std::uint64_t stride, std::uint64_t* mine, order ord)
+{
+    constexpr unsigned int lanes = device_wavefront_size();
+    constexpr unsigned int batch = 8;
+    std::uint64_t lo = ~std::uint64_t(0), hi = 0, next_lo = ~std::uint64_t(0), next_hi = 0, magnitudes = 0;
+    const std::uint64_t first = s.range.begin + (c.begin - s.range.begin + stride - 1) / stride * stride;
+    for(std::uint64_t at = first + lane_id() * stride; at < c.end; at += batch * lanes * stride)
+    {
+        Key k[batch];
+#pragma unroll
+        for(unsigned int r = 0; r < batch; r++)
+        {
+            if(at + r * lanes * stride < c.end) k[r] = keys[at + r * lanes * stride];
+        }
+#pragma unroll
+        for(unsigned int r = 0; r < batch; r++)
+        {
+            if(at + r * lanes * stride < c.end)
+            {
+                const std::uint64_t v = wide_image(k[r], ord);
+                next_lo = v < lo ? lo : v > lo ? min_of(next_lo, v) : next_lo;
+                next_hi = v > hi ? hi : v < hi ? max_of(next_hi, v) : next_hi;
+                lo = min_of(lo, v);
+                hi = max_of(hi, v);
+                magnitudes += magnitude_bits(k[r]);
+            }
+        }
+    }
+    magnitudes = logical_wave_sum<lanes>(magnitudes);
+    std::uint64_t top = ~hi, top2 = ~next_hi;
+    wave_two_least(lo, next_lo, top, top2);
+    if(lane_id() == 0)
+    {
+        add_to_stat(mine, stat_magnitudes, magnitudes);
+        add_to_stat(mine, stat_read, samples_in(c, s, stride));
+        merge_range(mine, stat_lo, lo, ~top);
+        merge_range(mine, stat_inner_lo, next_lo, ~top2);
+    }
+}
+
 /// Min and max image, the sum of magnitude_bits and the number of keys read of each chunk,
 /// merged into its segment's statistics: every key, or in a sampled round every
-/// sample_stride-th key of the segment. A segment's first chunk also zeroes its buckets' totals,
-/// which the histogram accumulates in the next round's ranges.
+/// sample_stride-th key of the segment. A segment's first chunk also zeroes its buckets' totals.
+/// A sampled round gives each wavefront a chunk (a block per `waves` chunks): with a block per
+/// chunk, most of its threads idle for a chunk's few samples, 2^26 pairs in segments of 65536
+/// (3072 chunks) took 30 us, now 25 (H100, ncu; DRAM fetches about 70 bytes per 4-byte sample).
+/// Chunks of segments too small to sample are then read by the whole block, one after another.
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread>
 __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_totals* totals,
                                                                  const partition_chunk* chunks,
@@ -408,61 +493,34 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
                                                                  std::uint64_t* stats, segment_range* next, order ord,
                                                                  bool sampled)
 {
-    __shared__ std::uint64_t scratch[4 * block_shape<BlockSize>::waves];
-    if(blockIdx.x >= totals->chunks) return;
-    const partition_chunk c = chunks[blockIdx.x];
-    const partition_segment s = segments[c.segment];
-    if(c.index == 0)
+    using shape = block_shape<BlockSize>;
+    __shared__ std::uint64_t scratch[2 * shape::waves];
+    __shared__ bool whole[shape::waves];
+    const unsigned int per_block = sampled ? shape::waves : 1;
+    const std::uint64_t first = std::uint64_t(blockIdx.x) * per_block;
+    const std::uint64_t round_chunks = totals->chunks;
+    if(first >= round_chunks) return;
+    const unsigned int wave_id = threadIdx.x / shape::wave;
+    if(wave_id < per_block)
     {
-        for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize) next[s.next_first + b].end = 0;
+        bool read_all = false;
+        if(first + wave_id < round_chunks)
+        {
+            const partition_chunk c = chunks[first + wave_id];
+            const partition_segment s = segments[c.segment];
+            if(c.index == 0) clear_bucket_totals(s, next, lane_id(), shape::wave);
+            const std::uint64_t stride = sampled ? sample_stride<Key>(s.range.end - s.range.begin) : 1;
+            read_all = stride == 1;
+            if(!read_all) measure_chunk_samples(keys, c, s, stride, stats + segment_stat_words * c.segment, ord);
+        }
+        if(lane_id() == 0) whole[wave_id] = read_all;
     }
-    std::uint64_t lo = ~std::uint64_t(0), hi = 0, magnitudes = 0;
-    const auto measure = [&](const Key& k) {
-        const std::uint64_t v = wide_image(k, ord);
-        lo = min_of(lo, v);
-        hi = max_of(hi, v);
-        magnitudes += magnitude_bits(k);
-    };
-    // A sampled round also keeps, per thread, the nearest sample inside each of its ends
-    // (distinct images), which block_two_least merges into the chunk's.
-    std::uint64_t next_lo = ~std::uint64_t(0), next_hi = 0;
-    const auto measure_sample = [&](const Key& k) {
-        const std::uint64_t v = wide_image(k, ord);
-        next_lo = v < lo ? lo : v > lo ? min_of(next_lo, v) : next_lo;
-        next_hi = v > hi ? hi : v < hi ? max_of(next_hi, v) : next_hi;
-        measure(k);
-    };
-    const std::uint64_t stride = sampled ? sample_stride<Key>(s.range.end - s.range.begin) : 1;
-    if(stride == 1) for_each_chunk_key<BlockSize, ItemsPerThread>(keys, c, measure);
-    else for_each_chunk_sample<BlockSize>(keys, c, s, stride, measure_sample);
-    std::uint64_t* const mine = stats + segment_stat_words * c.segment;
-    // One addition per wavefront: a block-wide sum would add two barriers to a pass bound by
-    // bandwidth.
-    magnitudes = logical_wave_sum<block_shape<BlockSize>::wave>(magnitudes);
-    if(lane_id() == 0)
+    __syncthreads();
+    for(unsigned int w = 0; w < per_block; w++) // block-uniform
     {
-        atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_magnitudes]),
-                  static_cast<unsigned long long>(magnitudes));
-    }
-    if(stride == 1)
-    {
-        block_min_max<BlockSize>(lo, hi, scratch);
-    }
-    else // block-uniform: the chunk's ends and its nearest samples inside them, in one reduction
-    {
-        std::uint64_t top = ~hi, top2 = ~next_hi;
-        block_two_least<BlockSize>(lo, next_lo, top, top2, scratch);
-        hi = ~top;
-        next_hi = ~top2;
-    }
-    if(threadIdx.x == 0)
-    {
-        // Positions s.begin + i * stride in [c.begin, c.end).
-        const std::uint64_t from = c.begin - s.range.begin, to = c.end - s.range.begin;
-        const std::uint64_t read = (to + stride - 1) / stride - (from + stride - 1) / stride;
-        atomicAdd(reinterpret_cast<unsigned long long*>(&mine[stat_read]), static_cast<unsigned long long>(read));
-        merge_range(mine, stat_lo, lo, hi);
-        if(stride != 1) merge_range(mine, stat_inner_lo, next_lo, next_hi);
+        if(!whole[w]) continue;
+        const partition_chunk c = chunks[first + w];
+        measure_chunk_keys<BlockSize, ItemsPerThread>(keys, c, stats + segment_stat_words * c.segment, ord, scratch);
     }
 }
 

@@ -558,8 +558,10 @@ struct segmented_runner
         const std::uint64_t most_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
         const std::uint64_t wanted_groups = (8 * std::uint64_t(rules.multiprocessors) + n_segs - 1) / n_segs;
         const auto column_groups = static_cast<unsigned int>(std::min(most_groups, wanted_groups));
+        const unsigned int min_max_grid = sampled ? (grid + block_shape<block>::waves - 1) / block_shape<block>::waves
+                                                  : grid; // a wavefront per sampled chunk
         chunk_min_max_kernel<Key, block, items>
-            <<<grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
+            <<<min_max_grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
         chunk_histogram_kernel<Key, block, items, max_buckets>
             <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, ord);
         partition_offsets_kernel<block, max_buckets>
