@@ -105,7 +105,7 @@ struct partition_planner
         if(flash_network)
         {
             const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
-            if(size / goal >= 64 && fills_gpu(round_keys, goal))
+            if(size >= 64 * goal && fills_gpu(round_keys, goal))
                 return static_cast<unsigned int>(min_of((size + goal - 1) / goal, most));
         }
         std::uint64_t limit = min_of<std::uint64_t>(config::partition_bucket_keys, largest_small / 2);
@@ -114,8 +114,7 @@ struct partition_planner
             limit *= 2;
         for(;; limit *= 2)
         {
-            const std::uint64_t wanted = buckets_aimed_at(size, limit);
-            if(wanted <= most)
+            if(size <= most * bucket_goal(limit)) // at most `most` buckets of bucket_goal(limit)
             {
                 const std::uint64_t goal = last_round_goal(limit, round_keys);
                 return static_cast<unsigned int>(max_of<std::uint64_t>((size + goal - 1) / goal, 2));
@@ -178,12 +177,6 @@ struct partition_planner
     /// Whether a last round may aim at the class of `limit` keys: up to half the largest small class.
     HIPFLASHSORT_HOST_DEVICE bool aims_within(std::uint64_t limit) const { return limit <= largest_small / 2; }
 
-    /// Buckets that cut `size` keys into buckets of bucket_goal(limit) keys.
-    HIPFLASHSORT_HOST_DEVICE static std::uint64_t buckets_aimed_at(std::uint64_t size, std::uint64_t limit)
-    {
-        return (size + bucket_goal(limit) - 1) / bucket_goal(limit);
-    }
-
     /// Whether buckets aimed at the class of `limit` keys would leave runs shorter than
     /// partition_min_run per tile (pairs of keys of up to 4 bytes only).
     HIPFLASHSORT_HOST_DEVICE static bool short_runs(std::uint64_t size, std::uint64_t limit)
@@ -191,7 +184,7 @@ struct partition_planner
         if constexpr(config::partition_min_run == 0)
             return false;
         else // no division by a zero run length where none applies
-            return buckets_aimed_at(size, limit) > config::partition_tile / config::partition_min_run;
+            return size > config::partition_tile / config::partition_min_run * bucket_goal(limit);
     }
 
     /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
@@ -199,10 +192,11 @@ struct partition_planner
     HIPFLASHSORT_HOST_DEVICE static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
 
     /// Whether a round of `round_keys` keys in buckets of `goal` keys gives `blocks` blocks per
-    /// multiprocessor.
+    /// multiprocessor. (The rules compare products, not quotients: each thread of the plan's one
+    /// block runs them, and its 64-bit divisions were about a quarter of the plan's instructions.)
     HIPFLASHSORT_HOST_DEVICE bool fills_gpu(std::uint64_t round_keys, std::uint64_t goal, unsigned int blocks = 2) const
     {
-        return round_keys / goal >= blocks * std::uint64_t(multiprocessors);
+        return round_keys >= blocks * std::uint64_t(multiprocessors) * goal;
     }
 
     /// Chunks a round of `segments` segments aims at: one segment is cut into `scatter_blocks`
@@ -271,11 +265,28 @@ HIPFLASHSORT_HOST_DEVICE partition_chunk chunk_of(const partition_segment& s, un
     return partition_chunk{begin, end, segment, index};
 }
 
+/// Copies a batch of `count` planned segments from LDS to `segments` and seeds their statistics
+/// (`stats`) for chunk_min_max_kernel, consecutive threads writing consecutive words. (A thread
+/// per segment, storing its 56 bytes and its statistics' 64, kept the plan's one multiprocessor
+/// busy with scattered stores: 28 us for 1024 segments, H100.)
+template <unsigned int BlockSize>
+HIPFLASHSORT_DEVICE void store_batch(const partition_segment* batch, unsigned int count, partition_segment* segments,
+                                     std::uint64_t* stats)
+{
+    constexpr unsigned int words = sizeof(partition_segment) / sizeof(std::uint64_t);
+    static_assert(sizeof(partition_segment) % sizeof(std::uint64_t) == 0, "whole words");
+    const auto* from = reinterpret_cast<const std::uint64_t*>(batch);
+    auto* to = reinterpret_cast<std::uint64_t*>(segments);
+    for(unsigned int w = threadIdx.x; w < count * words; w += BlockSize) to[w] = from[w];
+    for(unsigned int w = threadIdx.x; w < count * segment_stat_words; w += BlockSize)
+        stats[w] = stat_is_minimum(w % segment_stat_words) ? ~std::uint64_t(0) : 0;
+}
+
 /// The round's plan, by one block: the round's tiles and keys, then batches of BlockSize
 /// segments, each planned by one thread and placed by block scans (first chunk, first matrix
-/// entry, first next-round bucket), its chunks written by the whole block. Also seeds each
-/// segment's statistics for chunk_min_max_kernel and clears the class counters for the next
-/// round's binning. One block suffices: a round has at most a few thousand large segments
+/// entry, first next-round bucket), the batch and its chunks written by the whole block. Also
+/// seeds each segment's statistics for chunk_min_max_kernel and clears the class counters for
+/// the next round's binning. One block suffices: a round has at most a few thousand large segments
 /// per 2^26 keys.
 template <class Key, class Value, unsigned int BlockSize>
 __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_planner<Key, Value> planner,
@@ -315,15 +326,9 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
         s.next_first = next_at + (counts_before & 0xffffffffu);
         s.matrix_offset = matrix_at + entries_before;
         batch[threadIdx.x] = s;
-        if(i < n)
-        {
-            segments[i] = s;
-            std::uint64_t* mine = stats + segment_stat_words * i;
-            for(unsigned int w = 0; w < segment_stat_words; w++)
-                mine[w] = stat_is_minimum(w) ? ~std::uint64_t(0) : 0;
-        }
         syncthreads();
         const unsigned int in_batch = static_cast<unsigned int>(n - first < BlockSize ? n - first : BlockSize);
+        store_batch<BlockSize>(batch, in_batch, segments + first, stats + segment_stat_words * first);
         const std::uint64_t batch_chunks = batch_counts >> 32;
         for(std::uint64_t c = threadIdx.x; c < batch_chunks; c += BlockSize)
         {
