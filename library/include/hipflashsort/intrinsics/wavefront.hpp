@@ -52,6 +52,17 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int register_cap_blocks(unsigned int
 #endif
 }
 
+/// LDS of one multiprocessor on the targets this build is for, at least: 64 KiB per CU on gfx9
+/// and DCU; on NVIDIA 100 KiB, the least of any GPU from sm_80 on (228 KiB on sm_90).
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int multiprocessor_lds()
+{
+#if defined(__HIP_PLATFORM_NVIDIA__)
+    return 100 * 1024;
+#else
+    return 64 * 1024;
+#endif
+}
+
 /// LDS a multiprocessor keeps per resident block beyond what the block asks for: 1 KiB on NVIDIA
 /// from sm_80 on, none on AMD. Two blocks share a multiprocessor's LDS when each takes at most
 /// half of it less this.

@@ -327,15 +327,18 @@ struct segmented_config
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
     // if each item took 2 bytes more than its key and value, within about 24 KiB (16 items of
     // 4-byte keys, 6 of 12-byte items, 5 of 8-byte pairs); items of 8 bytes (8-byte keys,
-    // 4-byte pairs) take 12, about 30 KiB. Their tiles of 3072 leave each bucket longer runs
-    // than the 2304 of 9 items. H200, medians of 7 rotated rounds, 9 / 11 / 12 / 13 / 14 items,
-    // Gkeys/s: u32+u32 pairs 2^24 22.53 / 23.64 / 23.87 / 23.75 / 23.65, 2^28 20.68 / 21.74 /
-    // 22.06 / 21.42 / 21.48; u64 2^27 23.32 / 24.40 / 24.78 / 24.54 / 24.35; f64 2^27 20.68 /
-    // 21.49 / 21.75 / 22.02 / 21.79; segments of 65536 u32+u32 pairs 45.70 / 45.85 / 45.98 /
-    // 45.18 / 44.35 (2^26 pairs); 16 items lost 2.7% there.
+    // 4-byte pairs) take 12, about 30 KiB, where a multiprocessor has more than 64 KiB of LDS
+    // (NVIDIA). Their tiles of 3072 leave each bucket longer runs than the 2304 of 9 items. On
+    // gfx9 (64 KiB per CU) 12 items would leave the scatter one block per CU instead of two (35
+    // KiB each with wave64's counters), so they keep 9 there (not measured: no AMD GPU here).
+    // H200, medians of 7 rotated rounds, 9 / 11 / 12 / 13 / 14 items, Gkeys/s: u32+u32 pairs
+    // 2^24 22.53 / 23.64 / 23.87 / 23.75 / 23.65, 2^28 20.68 / 21.74 / 22.06 / 21.42 / 21.48;
+    // u64 2^27 23.32 / 24.40 / 24.78 / 24.54 / 24.35; f64 2^27 20.68 / 21.49 / 21.75 / 22.02 /
+    // 21.79; segments of 65536 u32+u32 pairs 45.70 / 45.85 / 45.98 / 45.18 / 44.35 (2^26
+    // pairs); 16 items lost 2.7% there.
     static constexpr unsigned int partition_block = 256;
     static constexpr unsigned int partition_items_per_thread =
-        item_bytes == 8                                     ? 12
+        item_bytes == 8 && multiprocessor_lds() > 65536     ? 12
         : 24576 / (partition_block * (item_bytes + 2)) < 1  ? 1
         : 24576 / (partition_block * (item_bytes + 2)) > 16 ? 16
                                                             : 24576 / (partition_block * (item_bytes + 2));
