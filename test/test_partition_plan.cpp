@@ -310,6 +310,39 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     EXPECT_EQ(keys::make_planner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
+// Chunks of a round of several segments: 16 per resident scatter block for 8-byte items, 8 for
+// other items, and at least two tiles in rounds of more than 8 tiles per resident block; a lone
+// segment takes one chunk per resident block.
+TEST(PartitionPlan, ChunksPerBlockByItemSizeWithTwoTilesInLongRounds)
+{
+    using pairs = plan_check<std::uint32_t, std::uint32_t>;
+    using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
+    const std::uint64_t size = std::uint64_t(1) << 26;
+    const pairs::plan_type pair_plan(size, size / 65536);
+    const keys::plan_type key_plan(size, size / 65536);
+    const unsigned int resident = 396;
+    const auto pair_rules = pairs::make_planner(pair_plan, 132, true, resident);
+    const auto key_rules = keys::make_planner(key_plan, 132, true, resident);
+    ASSERT_EQ(pairs::config::round_chunks_per_block, 16u);
+    ASSERT_EQ(keys::config::round_chunks_per_block, 8u);
+    // 1024 segments of 65536 pairs (22 tiles each on NVIDIA): chunks of 4 tiles, not 8.
+    const std::uint64_t pair_tiles = 1024 * pair_rules.tiles_in(65536);
+    EXPECT_EQ(pair_rules.chunk_tiles(pair_tiles, 1024), (pair_tiles + 16 * resident - 1) / (16 * resident));
+    // Rounds of 8 to 16 tiles per resident block: two tiles, where 16 per block would give one.
+    EXPECT_EQ(pair_rules.chunk_tiles(8 * resident, 341), 1u);
+    EXPECT_EQ(pair_rules.chunk_tiles(8 * resident + 1, 341), 2u);
+    EXPECT_EQ(pair_rules.chunk_tiles(16 * resident, 341), 2u);
+    EXPECT_EQ(pair_rules.chunk_tiles(16 * resident + 1, 341), 2u);
+    EXPECT_EQ(pair_rules.chunk_tiles(48 * resident + 1, 341), 4u);
+    // Keys of 4 bytes: a tile more per chunk for every 8 tiles per resident block.
+    EXPECT_EQ(key_rules.chunk_tiles(8 * resident, 341), 1u);
+    EXPECT_EQ(key_rules.chunk_tiles(8 * resident + 1, 341), 2u);
+    EXPECT_EQ(key_rules.chunk_tiles(24 * resident + 1, 341), 4u);
+    // A lone segment: one chunk per resident block.
+    EXPECT_EQ(pair_rules.chunk_tiles(40 * resident, 1), 40u);
+    EXPECT_EQ(key_rules.chunk_tiles(3 * resident, 1), 3u);
+}
+
 // The size classes of each key and value type: limits strictly increasing (a segment has one
 // class), the static classes within 16384, each dynamic class in the dynamic LDS limit of this
 // platform, and the flash network above every dynamic flash class.

@@ -209,11 +209,15 @@ struct partition_planner
             config::max_round_chunks);
     }
 
-    /// Whole tiles per chunk, for a round of `tiles` tiles in `segments` segments.
+    /// Whole tiles per chunk, for a round of `tiles` tiles in `segments` segments: the target's
+    /// share, but at least round_chunk_tiles where the round holds more than 8 tiles per resident
+    /// block (a lone segment's chunks are longer there anyway).
     HIPFLASHSORT_HOST_DEVICE std::uint64_t chunk_tiles(std::uint64_t tiles, std::uint64_t segments) const
     {
         const std::uint64_t target = chunk_target(segments);
-        return max_of<std::uint64_t>((tiles + target - 1) / target, 1);
+        const std::uint64_t long_round = 8 * max_of<std::uint64_t>(scatter_blocks, 1);
+        const std::uint64_t fewest = tiles > long_round ? config::round_chunk_tiles : 1;
+        return max_of<std::uint64_t>((tiles + target - 1) / target, fewest);
     }
 
     /// Most chunks a round of `segments` segments takes, whatever their sizes: each segment's

@@ -399,10 +399,21 @@ struct segmented_config
                                                         : partition_tile / 12;
     // Chunks (one block each, a whole number of tiles): a round of one segment is cut into as many
     // equal chunks as the GPU holds scatter blocks at once, so that one wave keeps every SM busy
-    // to the end; a round of several segments into about 8 chunks per resident block, so that
-    // blocks of segments of any size balance. 2^28 u32 keys at c9f0f14: 512 chunks on 396
-    // resident blocks (1.29 waves) left a second wave of 116 lone blocks.
-    static constexpr unsigned int round_chunks_per_block = 8;
+    // to the end; a round of several segments into about round_chunks_per_block chunks per
+    // resident block, so that blocks of segments of any size balance. 2^28 u32 keys at c9f0f14:
+    // 512 chunks on 396 resident blocks (1.29 waves) left a second wave of 116 lone blocks.
+    // 8-byte items (4-byte pairs, 8-byte keys) take 16 chunks per block, so that the scatter's
+    // last blocks leave less idle behind them, but chunks of at least round_chunk_tiles tiles in
+    // rounds of more than 8 tiles per resident block (partition_planner::chunk_tiles): one-tile
+    // chunks cost u64 keys of 2^24 1.9-3.9%, a block's setup weighing as much as its tile.
+    // H100, 2^26 pairs in segments of 65536, 8 -> 16 chunks per block (8 -> 4 tiles each): the
+    // scatter 694 -> 665 us (ncu); medians of 10 rotated rounds, two calls, u32+u32 +2.2 / +2.2%,
+    // f32+u32 +2.1 / +2.4%, the power-law mix of each +1.9 / +1.9% and +1.8 / +2.1%; sorts of
+    // u32+u32 2^28 +1.1 / +1.0%, u64 2^27 +0.9 / +0.8%, 2^24 within 0.2%. 4-byte keys keep 8: at
+    // 16 with the same floor, 2^28 u32 / f32 reduced-entropy -1.5 / -1.3% and -1.1 / -1.3%, 2^26
+    // -0.6 / -0.8% and -0.4 / -0.8%.
+    static constexpr unsigned int round_chunks_per_block = item_bytes == 8 ? 16 : 8;
+    static constexpr unsigned int round_chunk_tiles = 2;
     // The sampled partition rounds (sampled_rounds) measure their segments' ranges from samples
     // (sample_stride) only where the input holds this many keys: smaller inputs gained nothing,
     // their min/max pass being short, and the sampled round's clamps cost f32 keys of 2^16 6%.
