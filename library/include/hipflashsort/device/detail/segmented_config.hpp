@@ -316,12 +316,17 @@ struct segmented_config
     // 32 / 128 blocks per multiprocessor, two runs each: segments of 256 keys 238 / 244 / 244 /
     // 229-232, of 1000 165-166 / 173 / 173-178 / 179, of 1024 171 / 177-178 / 181-183 / 182-184,
     // of 2048 128-129 / 136-137 / 140-142 / 145-146, of 4096 111-114 / 119-120 / 121-122 /
-    // 124-125, of 16384 93-101 / 98 / 97-98 / 98, of 65536 58 / 57-58 / 59 / 56-57.
+    // 124-125, of 16384 93-101 / 98 / 97-98 / 98, of 65536 58 / 57-58 / 59 / 56-57. The block
+    // classes went on from 128 to 512, a block per segment for 2^26 keys in segments of 1000:
+    // H200, 2^26 pairs, medians of 6 rotated rounds, 128 / 256 / 512: u32+u32 segments of 1000
+    // 128.39 / 130.96 / 132.40, of 1024 134.38 / 136.85 / 137.92, of 65536 (the buckets' class)
+    // 46.42 / 46.78 / 46.93; f32+u32 1000 121.48 / 123.03 / 122.29, 1024 126.66 / 128.75 /
+    // 127.61; keys and other sizes within 0.5%.
     // The flash network class keeps 8: two of its blocks fit a multiprocessor, and each sorts a
     // segment of up to 16384 keys in several bucket rounds (2^26 u32 keys in segments of 16384:
     // 101.5-101.9 Gkeys/s with 8, 98.9 with 128; benchmark runs on an H100).
     static constexpr unsigned int grid_blocks_per_sm = 32;
-    static constexpr unsigned int segment_grid_blocks_per_sm = 128;
+    static constexpr unsigned int segment_grid_blocks_per_sm = 512;
     static constexpr unsigned int flash_network_blocks_per_sm = 8;
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
