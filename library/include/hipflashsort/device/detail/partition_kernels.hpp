@@ -753,10 +753,10 @@ HIPFLASHSORT_DEVICE bool segment_is_grouped(const partition_segment& s, const st
 }
 
 /// Where every chunk's share of every bucket goes, after the histogram: grid (segments,
-/// column_groups + 1), the first column_groups blocks of a segment scan its matrix columns (the
-/// last one does, for a segment of few chunks), the last one turns its bucket totals into bucket
-/// (or bucket group) ranges. One kernel instead of
-/// two saves a launch per round, which at 2^16 keys costs about as much as the kernel's work.
+/// column_groups + 1), the first column_groups blocks of a segment scan its matrix columns (for
+/// a segment of few chunks the last one does), the last one turns its bucket totals into bucket
+/// (or bucket group) ranges. One kernel instead of two saves a launch per round, which at 2^16
+/// keys costs about as much as the kernel's work.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
                                                                      const std::uint64_t* stats,
