@@ -26,16 +26,24 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int device_wavefront_size()
     return HIPFLASHSORT_WAVEFRONT_SIZE;
 }
 
-/// Most dynamic LDS one block may opt in to on the targets this build is for: 63 KiB on gfx9 and
-/// DCU (64 KiB per workgroup); on NVIDIA 99 KiB, what every GPU from sm_80 on grants (227 KiB on
-/// sm_90), so that an opt-in the device refuses (sm_70: 96 KiB) is found at run time.
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int dynamic_lds_limit()
+/// LDS of one multiprocessor on the targets this build is for, at least: 64 KiB per CU on gfx9
+/// and DCU; on NVIDIA 100 KiB, the least of any GPU from sm_80 on (228 KiB on sm_90).
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int multiprocessor_lds()
 {
 #if defined(__HIP_PLATFORM_NVIDIA__)
-    return 99 * 1024;
+    return 100 * 1024;
 #else
-    return 63 * 1024;
+    return 64 * 1024;
 #endif
+}
+
+/// Most dynamic LDS one block may opt in to on the targets this build is for: a multiprocessor's
+/// LDS less 1 KiB. On NVIDIA that is the reserve the hardware keeps per block (99 KiB, what every
+/// GPU from sm_80 on grants; 227 KiB on sm_90), so that an opt-in the device refuses (sm_70: 96
+/// KiB) is found at run time; on gfx9 and DCU 63 of the 64 KiB per workgroup.
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int dynamic_lds_limit()
+{
+    return multiprocessor_lds() - 1024;
 }
 
 /// Second argument of __launch_bounds__ for a register cap measured on NVIDIA: `blocks` resident
@@ -49,17 +57,6 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int register_cap_blocks(unsigned int
 #else
     (void)blocks;
     return 0;
-#endif
-}
-
-/// LDS of one multiprocessor on the targets this build is for, at least: 64 KiB per CU on gfx9
-/// and DCU; on NVIDIA 100 KiB, the least of any GPU from sm_80 on (228 KiB on sm_90).
-HIPFLASHSORT_HOST_DEVICE constexpr unsigned int multiprocessor_lds()
-{
-#if defined(__HIP_PLATFORM_NVIDIA__)
-    return 100 * 1024;
-#else
-    return 64 * 1024;
 #endif
 }
 
