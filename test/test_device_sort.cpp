@@ -841,6 +841,44 @@ TEST(DeviceSort, OutlyingSamplesLeftOut)
     }
 }
 
+// A partition round lists its buckets by class before its scatter has moved them, so a bucket of
+// one key is sorted by the smallest class instead of being copied by the binning: two clusters at
+// the ends of the range (partitioned again) with 60 single keys spread between them, whose
+// buckets hold one key or none. Device sorts of keys with values (stable) and in place of keys
+// alone, 4- and 8-byte keys.
+TEST(DeviceSort, SingleKeyBucketsListedBeforeTheScatter)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(9400);
+    const std::size_t cluster = 20000, singles = 60;
+    std::vector<std::uint32_t> u;
+    std::vector<double> d;
+    for(std::size_t i = 0; i < cluster; i++)
+    {
+        u.push_back(static_cast<std::uint32_t>(rng() % 1000));
+        u.push_back(0xffffffffu - static_cast<std::uint32_t>(rng() % 1000));
+        d.push_back(-1e9 + static_cast<double>(rng() % 1000));
+        d.push_back(1e9 - static_cast<double>(rng() % 1000));
+    }
+    for(std::size_t i = 1; i <= singles; i++)
+    {
+        u.push_back(static_cast<std::uint32_t>(i * (0xffffffffull / (singles + 1))));
+        d.push_back(-1e9 + 2e9 * static_cast<double>(i) / (singles + 1));
+    }
+    std::shuffle(u.begin(), u.end(), rng);
+    std::shuffle(d.begin(), d.end(), rng);
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_device_pairs(u, ord, "u32 single-key buckets");
+        check_device_pairs(d, ord, "f64 single-key buckets");
+        std::vector<std::uint32_t> expected = u, got;
+        test_utils::reference_sort<std::uint32_t, int>(expected, nullptr, 0, expected.size(), ord);
+        std::vector<int> none;
+        run_device<std::uint32_t, int, false, int>(u, none, got, none, ord, true);
+        ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "u32 in place";
+    }
+}
+
 /// Keys 0, 3, 6, ... (n of them) in order, with `swap` > 0 exchanging the pair at swap - 1 and
 /// swap: a run whose first and last keys are its extremes, broken at one place.
 std::vector<std::uint32_t> spaced_run(std::size_t n, std::size_t swap)

@@ -53,9 +53,11 @@ namespace hipflashsort {
 ///   round waits once for `stream` to reach a count of how many segments each size class got (so
 ///   that only classes with segments are launched), and once more when a dynamic-LDS network
 ///   class ran (segments it hands to the partition); the multi-block partition is planned on the
-///   GPU. A small kernel stores those counts into pinned, mapped host memory, which the host
-///   polls: the process's first calls take a 4 KiB page of it (256 bytes per call running at
-///   once), kept for the life of the process; where none can be had, the counts are copied.
+///   GPU, and lists its buckets by class before its scatter, so the host waits for their counts
+///   while the scatter runs. A kernel stores those counts into pinned, mapped host memory, which
+///   the host polls: the process's first calls take a 4 KiB page of it (256 bytes per call
+///   running at once), kept for the life of the process; where none can be had, the counts are
+///   copied.
 /// - Memory: one copy of the keys, plus 1-2 bytes per key for few large segments and at most
 ///   about 5.7 bytes per key for many small ones (the per-class segment lists), and the
 ///   partition's count matrix: 4 KiB per partition tile (4096 keys of 4 bytes), at most 32 MiB

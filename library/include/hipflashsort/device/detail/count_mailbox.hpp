@@ -116,29 +116,42 @@ private:
 };
 
 /// Copies counts[0, n) into the mailbox (n < count_mailbox::words), then sets its flag; the
-/// system-scope fence makes the counts visible to the host before the flag. (A template, so that
-/// every translation unit may hold it.)
+/// system-scope fence makes the counts visible to the host before the flag. The counts are read
+/// through volatile loads: other blocks' atomics may have written them during this kernel. All
+/// threads of the block call it together. (A template, so that every translation unit may hold
+/// it.)
 template <class Word>
-__global__ void publish_counts_kernel(const Word* counts, unsigned int n, Word* box)
+HIPFLASHSORT_DEVICE void publish_counts(const Word* counts, unsigned int n, Word* box)
 {
-    for(unsigned int i = threadIdx.x; i < n; i += blockDim.x) box[i] = counts[i];
+    for(unsigned int i = threadIdx.x; i < n; i += blockDim.x) box[i] = static_cast<const volatile Word*>(counts)[i];
     __threadfence_system();
     __syncthreads();
     if(threadIdx.x == 0) *static_cast<volatile Word*>(box + count_mailbox::flag) = 1u;
 }
 
-/// The host's side: n counts from `counts` (device memory) into `out`, through the mailbox
-/// where there is one (the flag polled, the stream queried in between so that a failed launch
-/// returns its error instead of waiting), else by a copy and a stream synchronization.
-inline hipError_t read_counts(const count_mailbox& box, const unsigned int* counts, unsigned int n,
-                              unsigned int* out, hipStream_t stream)
+template <class Word>
+__global__ void publish_counts_kernel(const Word* counts, unsigned int n, Word* box)
+{
+    publish_counts(counts, n, box);
+}
+
+/// Readies the mailbox for a kernel's publish_counts (host side, before its launch).
+inline void clear_flag(const count_mailbox& box)
+{
+    if(box) static_cast<volatile unsigned int*>(box.host)[count_mailbox::flag] = 0u;
+}
+
+/// The host's side of counts that a kernel on `stream` publishes (publish_counts) into `box`,
+/// whose flag the host cleared before launching it (clear_flag): the flag is polled, the stream queried in
+/// between so that a failed launch returns its error instead of waiting. Where there is no
+/// mailbox, or the stream ended without the flag, the counts are copied from `counts` (device
+/// memory) after a stream synchronization.
+inline hipError_t await_counts(const count_mailbox& box, const unsigned int* counts, unsigned int n,
+                               unsigned int* out, hipStream_t stream)
 {
     if(box && n < count_mailbox::words)
     {
         volatile unsigned int* words = box.host;
-        words[count_mailbox::flag] = 0u;
-        publish_counts_kernel<unsigned int><<<1, 64, 0, stream>>>(counts, n, box.device);
-        HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
         bool there = false;
         while(!(there = words[count_mailbox::flag] != 0u))
         {
@@ -157,6 +170,21 @@ inline hipError_t read_counts(const count_mailbox& box, const unsigned int* coun
     }
     HIPFLASHSORT_RETURN_IF_ERROR(hipMemcpyAsync(out, counts, n * sizeof(unsigned int), hipMemcpyDeviceToHost, stream));
     return hipStreamSynchronize(stream);
+}
+
+/// The host's side: n counts from `counts` (device memory) into `out`, through the mailbox
+/// where there is one (publish_counts_kernel, then await_counts), else by a copy and a stream
+/// synchronization.
+inline hipError_t read_counts(const count_mailbox& box, const unsigned int* counts, unsigned int n,
+                              unsigned int* out, hipStream_t stream)
+{
+    if(box && n < count_mailbox::words)
+    {
+        clear_flag(box);
+        publish_counts_kernel<unsigned int><<<1, 64, 0, stream>>>(counts, n, box.device);
+        HIPFLASHSORT_RETURN_IF_ERROR(hipGetLastError());
+    }
+    return await_counts(box, counts, n, out, stream);
 }
 
 } // namespace detail

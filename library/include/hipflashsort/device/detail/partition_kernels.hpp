@@ -11,6 +11,7 @@
 #include "../../detail/empty_type.hpp"
 #include "../../thread/radix_key_codec.hpp"
 #include "bucket_classifier.hpp"
+#include "count_mailbox.hpp"
 #include "segmented_config.hpp"
 
 namespace hipflashsort {
@@ -41,11 +42,9 @@ struct partition_chunk
 };
 
 /// What plan_partition_kernel leaves for the launches after it: the round's chunks (the
-/// partition kernels' grids are bounds, blocks past this many leave at once) and the next
-/// round's segments (its binning reads how many).
+/// partition kernels' grids are bounds, blocks past this many leave at once).
 struct round_totals
 {
-    std::uint64_t buckets;
     std::uint64_t chunks;
 };
 
@@ -752,16 +751,58 @@ HIPFLASHSORT_DEVICE bool segment_is_grouped(const partition_segment& s, const st
     return s.group_keys != 0 && hi - lo >= s.buckets;
 }
 
+/// Where a round lists its next-round segments by class (bin_block), and how the host learns the
+/// lists' lengths: counts[0, max_class_lists), published into `box` (where there is one) by the
+/// last segment's listing block to finish, which `listed_blocks` (zeroed by the plan) counts.
+struct round_binning
+{
+    class_limits limits;
+    class_lists lists;
+    unsigned int* counts;
+    unsigned int* listed_blocks;
+    unsigned int* box;
+};
+
+/// Lists the segment's next-round segments in their classes; the round's last listing block then
+/// publishes the class counts. Segments of one element are listed in the smallest class like any
+/// other: the scatter that moves them has not run yet.
+template <unsigned int BlockSize>
+HIPFLASHSORT_DEVICE void bin_next_round(const partition_segment& s, const segment_range* entries,
+                                        const round_binning& bin)
+{
+    __shared__ unsigned int local[max_class_lists];
+    __shared__ unsigned int base[max_class_lists];
+    __shared__ bool last;
+    syncthreads(); // the entries are listed
+    for(unsigned int first = 0; first < s.buckets; first += BlockSize) // block-uniform trip count
+    {
+        const unsigned int b = first + threadIdx.x;
+        const segment_range r = b < s.buckets ? entries[b] : segment_range{0, 0};
+        bin_block(r, r.end > r.begin, bin.limits, bin.lists, bin.counts, local, base);
+    }
+    __threadfence(); // this block's lists and counts, before its arrival is counted
+    syncthreads();
+    if(threadIdx.x == 0) last = atomicAdd(bin.listed_blocks, 1u) == gridDim.x - 1;
+    syncthreads();
+    if(last && bin.box != nullptr)
+    {
+        __threadfence(); // the other blocks' counts, after their arrivals
+        publish_counts(bin.counts, max_class_lists, bin.box);
+    }
+}
+
 /// Where every chunk's share of every bucket goes, after the histogram: grid (segments,
 /// column_groups + 1), the first column_groups blocks of a segment scan its matrix columns (for
 /// a segment of few chunks the last one does), the last one turns its bucket totals into bucket
-/// (or bucket group) ranges. One kernel instead of two saves a launch per round, which at 2^16
-/// keys costs about as much as the kernel's work.
+/// (or bucket group) ranges and lists them by class for the next round. One kernel instead of
+/// three (offsets, binning, the counts' publication) saves launches per round, each of which at
+/// 2^16 keys costs about as much as the kernel's work, and the host learns the counts while the
+/// scatter runs.
 template <unsigned int BlockSize, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const partition_segment* segments,
                                                                      const std::uint64_t* stats,
                                                                      std::uint64_t* matrix, segment_range* next,
-                                                                     std::uint16_t* groups)
+                                                                     std::uint16_t* groups, round_binning bin)
 {
     __shared__ std::uint64_t start[MaxBuckets + 1];
     const partition_segment s = segments[blockIdx.x];
@@ -779,6 +820,7 @@ __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const part
         list_groups<BlockSize, MaxBuckets>(s, start, next + s.next_first, groups + s.next_first);
     else
         list_buckets<BlockSize>(s, start, constant, next + s.next_first);
+    bin_next_round<BlockSize>(s, next + s.next_first, bin);
 }
 
 /// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the

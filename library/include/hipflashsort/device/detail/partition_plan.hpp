@@ -289,8 +289,8 @@ HIPFLASHSORT_DEVICE void store_batch(const partition_segment* batch, unsigned in
 /// The round's plan, by one block: the round's tiles and keys, then batches of BlockSize
 /// segments, each planned by one thread and placed by block scans (first chunk, first matrix
 /// entry, first next-round bucket), the batch and its chunks written by the whole block. Also
-/// seeds each segment's statistics for chunk_min_max_kernel and clears the class counters for
-/// the next round's binning. One block suffices: a round has at most a few thousand large segments
+/// seeds each segment's statistics for chunk_min_max_kernel and clears the class counters (and
+/// the count of listing blocks) for the next round's binning (round_binning). One block suffices: a round has at most a few thousand large segments
 /// per 2^26 keys.
 template <class Key, class Value, unsigned int BlockSize>
 __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_planner<Key, Value> planner,
@@ -354,7 +354,7 @@ __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_pla
         syncthreads(); // the batch is read before the next one is written
     }
     for(unsigned int c = threadIdx.x; c < counter_count; c += BlockSize) counters[c] = 0;
-    if(threadIdx.x == 0) *totals = round_totals{next_at, chunk_at};
+    if(threadIdx.x == 0) *totals = round_totals{chunk_at};
 }
 
 } // namespace detail

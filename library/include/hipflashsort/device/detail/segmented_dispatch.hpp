@@ -50,6 +50,8 @@ struct segmented_plan
 {
     using config = segmented_config<Key, Value>;
     static constexpr unsigned int counters = max_class_lists; // the classes, the large list, the two wide lists
+    // After the counters: how many of a partition round's listing blocks have binned (round_binning).
+    static constexpr unsigned int listed_blocks = counters;
     static_assert(config::classes <= max_size_classes, "one limit and one list per class");
 
     std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_lists[wide_classes] = {},
@@ -93,7 +95,7 @@ struct segmented_plan
             take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         take(groups, next_capacity * sizeof(std::uint16_t));
-        take(counts, counters * sizeof(unsigned int));
+        take(counts, (listed_blocks + 1) * sizeof(unsigned int));
         take(round, round_layout(0, large_capacity, chunk_capacity).end);
         take(matrix, matrix_capacity * sizeof(std::uint64_t));
         bytes = at;
@@ -314,31 +316,28 @@ struct segmented_runner
         return at<std::uint64_t>(plan.small_lists) + plan.class_offset[c];
     }
 
-    /// Bins the round's segments, sorts every small one, and leaves the large ones in `large`
-    /// (their lists stay on the device, with the counts the host read). The class counts come
-    /// back to the host (read_counts: the host waits for them) before the sorts are launched, so
-    /// only classes that hold segments get a launch, each with a grid of its size; where a class
-    /// can hand segments on to the large list, its count comes back after those launches (a
-    /// second wait, while the GPU sorts). `listed`: where a kernel before wrote the number of
-    /// segments, of which `segments` is a bound. `single_size`: the size of the only segment when
-    /// the host knows it (device-level sort), which needs no read-back. `buckets`: the segments
-    /// are a partition round's buckets (its plan zeroed the class counters).
-    template <class Source>
-    hipError_t sort_small(Source source, std::uint64_t segments, const std::uint64_t* listed, const Key* keys_in,
-                          const Value* values_in, round_segments& large, bool buckets, std::uint64_t single_size = 0)
+    /// Where binning lists each class's segments.
+    class_lists binning_lists() const
     {
-        unsigned int* counts = at<unsigned int>(plan.counts);
-        const class_limits l = limits(!buckets);
         class_lists lists{at<std::uint64_t>(plan.small_lists), at<segment_range>(plan.large_list),
                           {at<segment_range>(plan.wide_lists[0]), at<segment_range>(plan.wide_lists[1])}, {}};
         for(unsigned int c = 0; c < config::classes; c++) lists.offset[c] = plan.class_offset[c];
-        if(!buckets)
-            HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        // A partition's buckets are known on the host only by a bound: one wave of blocks (eight
-        // of 256 threads per multiprocessor) loops over however many there are.
-        const unsigned int bin_grid = grid_for(segments, 256, listed ? 8 : config::grid_blocks_per_sm);
-        bin_segments_kernel<<<bin_grid, 256, 0, stream>>>(source, segments, listed, l, lists, counts, keys_in, keys_out,
-                                                          values_in, values_out);
+        return lists;
+    }
+
+    /// Bins the user's segments (bin_segments_kernel), then sorts every small one and leaves the
+    /// large ones in `large` (sort_binned). The class counts come back to the host (read_counts:
+    /// the host waits for them) before the sorts are launched. `single_size`: the size of the
+    /// only segment when the host knows it (device-level sort), which needs no read-back.
+    template <class Source>
+    hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
+                          round_segments& large, std::uint64_t single_size)
+    {
+        unsigned int* counts = at<unsigned int>(plan.counts);
+        const class_limits l = limits(true);
+        HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
+        bin_segments_kernel<<<grid_for(segments, 256, config::grid_blocks_per_sm), 256, 0, stream>>>(
+            source, segments, l, binning_lists(), counts, keys_in, keys_out, values_in, values_out);
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
         {
@@ -348,6 +347,30 @@ struct segmented_runner
         {
             HIPFLASHSORT_RETURN_IF_ERROR(read_counts(mailbox, counts, plan_type::counters, host, stream));
         }
+        return sort_binned(host, keys_in, values_in, large, false);
+    }
+
+    /// Sorts the small buckets of the partition round just launched, whose offsets kernel listed
+    /// them by class and publishes the counts (round_binning): the host waits for those while the
+    /// round's scatter runs.
+    hipError_t sort_buckets(const Key* keys_in, const Value* values_in, round_segments& large)
+    {
+        unsigned int host[plan_type::counters] = {};
+        HIPFLASHSORT_RETURN_IF_ERROR(
+            await_counts(mailbox, at<unsigned int>(plan.counts), plan_type::counters, host, stream));
+        return sort_binned(host, keys_in, values_in, large, true);
+    }
+
+    /// Launches the small classes that `host` (the class counts) says hold segments, each with a
+    /// grid of its size, and leaves the large segments in `large` (their lists stay on the
+    /// device). Where a class can hand segments on to the large list, its count comes back after
+    /// those launches (a second wait, while the GPU sorts). `buckets`: the segments are a
+    /// partition round's buckets.
+    hipError_t sort_binned(unsigned int* host, const Key* keys_in, const Value* values_in, round_segments& large,
+                           bool buckets)
+    {
+        unsigned int* counts = at<unsigned int>(plan.counts);
+        const class_lists lists = binning_lists();
         unsigned int widened[wide_classes] = {}, wide_total = 0;
         for(unsigned int c = 0; c < wide_classes; c++)
         {
@@ -521,14 +544,15 @@ struct segmented_runner
     }
 
     /// One partition round over `large`: the plan on the GPU (plan_partition_kernel), then
-    /// min/max, counts, offsets and the scatter into dst; `next_bound` receives a bound on the
-    /// next round's segments. The chunk kernels' grids are the most chunks the round can have;
+    /// min/max, counts, offsets (which list the next round's segments by class and publish the
+    /// class counts, round_binning) and the scatter into dst. The chunk kernels' grids are the
+    /// most chunks the round can have;
     /// the offsets kernel gives each segment enough column-scan blocks that the round's segments
     /// make about eight blocks per multiprocessor, up to one wavefront per bucket column (a loop
     /// covers any rest). A lone segment's plan is known here exactly (the device sort's first
     /// round, which at small sizes is bound by what the host issues): its grids are exact.
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
-                         Value* values_dst, bool sampled, std::uint64_t& next_bound)
+                         Value* values_dst, bool sampled)
     {
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
@@ -543,16 +567,16 @@ struct segmented_runner
         auto* matrix = at<std::uint64_t>(plan.matrix);
         auto* next = at<segment_range>(plan.next);
         auto* groups = at<std::uint16_t>(plan.groups);
-        plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(
-            rules, large, stats, segs, chunks, totals, at<unsigned int>(plan.counts), plan_type::counters);
+        auto* counts = at<unsigned int>(plan.counts);
+        plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(rules, large, stats, segs, chunks, totals,
+                                                                          counts, plan_type::listed_blocks + 1);
         std::uint64_t chunk_grid = std::min(rules.most_chunks(n_segs), plan.chunk_capacity);
         std::uint64_t most_buckets = max_buckets;
-        next_bound = plan.next_capacity;
         if(large.single != 0)
         {
             const partition_segment lone = rules.plan_lone(large.single);
             chunk_grid = lone.chunks;
-            most_buckets = next_bound = lone.buckets;
+            most_buckets = lone.buckets;
         }
         const auto grid = static_cast<unsigned int>(chunk_grid);
         const std::uint64_t most_groups = (most_buckets * device_wavefront_size() + block - 1) / block;
@@ -564,9 +588,13 @@ struct segmented_runner
             <<<min_max_grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
         chunk_histogram_kernel<Key, block, items, max_buckets>
             <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, ord);
+        // The buckets skip the wide classes (limits).
+        const round_binning binning{limits(false), binning_lists(), counts, counts + plan_type::listed_blocks,
+                                    mailbox.device};
+        clear_flag(mailbox);
         partition_offsets_kernel<block, max_buckets>
             <<<dim3(static_cast<unsigned int>(n_segs), column_groups + 1), block, 0, stream>>>(segs, stats, matrix,
-                                                                                                next, groups);
+                                                                                                next, groups, binning);
         chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<grid, block, 0, stream>>>(
             totals, chunks, segs, stats, matrix, next, groups, keys_in, keys_dst, keys_out, values_in, values_dst,
             values_out, ord);
@@ -610,24 +638,20 @@ struct segmented_runner
         }
         else
         {
-            HIPFLASHSORT_RETURN_IF_ERROR(
-                sort_small(first_round, segments, nullptr, src, vsrc, large, false, single_size));
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(first_round, segments, src, vsrc, large, single_size));
         }
-        const auto* totals = at<round_totals>(layout().totals);
         for(unsigned int round = 0;; round++)
         {
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
-            std::uint64_t next_bound = 0;
             const bool sampled = round < config::sampled_rounds && plan.keys >= config::sampled_round_keys;
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, next_bound));
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
             dst = dst == keys_tmp ? keys_out : keys_tmp;
             vdst = vdst == values_tmp ? values_out : values_tmp;
-            HIPFLASHSORT_RETURN_IF_ERROR(sort_small(listed_segments{at<segment_range>(plan.next)}, next_bound,
-                                                    &totals->buckets, src, vsrc, large, true));
+            HIPFLASHSORT_RETURN_IF_ERROR(sort_buckets(src, vsrc, large));
         }
     }
 };

@@ -121,45 +121,53 @@ struct class_lists
     std::uint64_t offset[max_size_classes];
 };
 
-/// One pass over the round's segments: segments of one element are copied (when the output is
-/// elsewhere), the others listed in their class. The order inside a list does not matter, each
-/// segment is sorted on its own. Slots are reserved once per block and class (one global atomic
-/// each), not once per segment: per-segment atomics on one counter serialize in L2.
-/// `listed`: where a kernel before wrote how many segments there are (a partition round's
-/// buckets), else null and `segments` is the count.
+/// Lists the block's segments, one per thread (r, where `listed`), in their lists. The order
+/// inside a list does not matter, each segment is sorted on its own. Slots are reserved once per
+/// block and list (one global atomic each), not once per segment: per-segment atomics on one
+/// counter serialize in L2. All threads call it together; `local` and `base` hold
+/// max_class_lists words of LDS each.
+HIPFLASHSORT_DEVICE void bin_block(const segment_range& r, bool listed, const class_limits& limits,
+                                   const class_lists& lists, unsigned int* counts, unsigned int* local,
+                                   unsigned int* base)
+{
+    if(threadIdx.x <= limits.classes + wide_classes) local[threadIdx.x] = 0;
+    __syncthreads();
+    const unsigned int cls = limits.list_of(r.end - r.begin);
+    unsigned int rank = 0;
+    if(listed) rank = atomicAdd(&local[cls], 1u);
+    __syncthreads();
+    if(threadIdx.x <= limits.classes + wide_classes && local[threadIdx.x] != 0)
+        base[threadIdx.x] = atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
+    __syncthreads();
+    if(listed)
+    {
+        if(cls < limits.classes) lists.small[lists.offset[cls] + base[cls] + rank] = packed_segment::pack(r);
+        else if(cls == limits.classes) lists.large[base[cls] + rank] = r;
+        else lists.wide[cls - limits.classes - 1][base[cls] + rank] = r;
+    }
+    __syncthreads();
+}
+
+/// One pass over the user's segments: segments of one element are copied (when the output is
+/// elsewhere), the others listed in their class (bin_block). A partition round's buckets are
+/// listed by the round itself (partition_offsets_kernel).
 template <class Source, class Key, class Value>
-__global__ void bin_segments_kernel(Source source, std::uint64_t segments, const std::uint64_t* listed,
-                                    class_limits limits, class_lists lists, unsigned int* counts, const Key* keys_in,
-                                    Key* keys_out, const Value* values_in, Value* values_out)
+__global__ void bin_segments_kernel(Source source, std::uint64_t segments, class_limits limits, class_lists lists,
+                                    unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
+                                    Value* values_out)
 {
     __shared__ unsigned int local[max_class_lists];
     __shared__ unsigned int base[max_class_lists];
-    if(listed != nullptr) segments = *listed;
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-    // Block-uniform trip count, so the barriers below are reached by every thread.
+    // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
     {
-        if(threadIdx.x <= limits.classes + wide_classes) local[threadIdx.x] = 0;
-        __syncthreads();
         const std::uint64_t i = first + threadIdx.x;
         segment_range r{0, 0};
         if(i < segments) r = source(i);
         const std::uint64_t size = r.end - r.begin;
-        const unsigned int cls = limits.list_of(size);
-        unsigned int rank = 0;
         if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
-        if(size > 1) rank = atomicAdd(&local[cls], 1u);
-        __syncthreads();
-        if(threadIdx.x <= limits.classes + wide_classes && local[threadIdx.x] != 0)
-            base[threadIdx.x] = atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
-        __syncthreads();
-        if(size > 1)
-        {
-            if(cls < limits.classes) lists.small[lists.offset[cls] + base[cls] + rank] = packed_segment::pack(r);
-            else if(cls == limits.classes) lists.large[base[cls] + rank] = r;
-            else lists.wide[cls - limits.classes - 1][base[cls] + rank] = r;
-        }
-        __syncthreads();
+        bin_block(r, size > 1, limits, lists, counts, local, base);
     }
 }
 
