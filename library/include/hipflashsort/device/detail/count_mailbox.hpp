@@ -142,10 +142,10 @@ inline void clear_flag(const count_mailbox& box)
 }
 
 /// The host's side of counts that a kernel on `stream` publishes (publish_counts) into `box`,
-/// whose flag the host cleared before launching it (clear_flag): the flag is polled, the stream queried in
-/// between so that a failed launch returns its error instead of waiting. Where there is no
-/// mailbox, or the stream ended without the flag, the counts are copied from `counts` (device
-/// memory) after a stream synchronization.
+/// whose flag the host cleared before launching it (clear_flag): the flag is polled, the stream
+/// queried in between so that a failed launch returns its error instead of waiting. Where there
+/// is no mailbox, or the stream ended without the flag, the counts are copied from `counts`
+/// (device memory) after a stream synchronization.
 inline hipError_t await_counts(const count_mailbox& box, const unsigned int* counts, unsigned int n,
                                unsigned int* out, hipStream_t stream)
 {

@@ -290,8 +290,8 @@ HIPFLASHSORT_DEVICE void store_batch(const partition_segment* batch, unsigned in
 /// segments, each planned by one thread and placed by block scans (first chunk, first matrix
 /// entry, first next-round bucket), the batch and its chunks written by the whole block. Also
 /// seeds each segment's statistics for chunk_min_max_kernel and clears the class counters (and
-/// the count of listing blocks) for the next round's binning (round_binning). One block suffices: a round has at most a few thousand large segments
-/// per 2^26 keys.
+/// the count of listing blocks) for the next round's binning (round_binning). One block
+/// suffices: a round has at most a few thousand large segments per 2^26 keys.
 template <class Key, class Value, unsigned int BlockSize>
 __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_planner<Key, Value> planner,
                                                                   round_segments large, std::uint64_t* stats,

@@ -546,11 +546,11 @@ struct segmented_runner
     /// One partition round over `large`: the plan on the GPU (plan_partition_kernel), then
     /// min/max, counts, offsets (which list the next round's segments by class and publish the
     /// class counts, round_binning) and the scatter into dst. The chunk kernels' grids are the
-    /// most chunks the round can have;
-    /// the offsets kernel gives each segment enough column-scan blocks that the round's segments
-    /// make about eight blocks per multiprocessor, up to one wavefront per bucket column (a loop
-    /// covers any rest). A lone segment's plan is known here exactly (the device sort's first
-    /// round, which at small sizes is bound by what the host issues): its grids are exact.
+    /// most chunks the round can have; the offsets kernel gives each segment enough column-scan
+    /// blocks that the round's segments make about eight blocks per multiprocessor, up to one
+    /// wavefront per bucket column (a loop covers any rest). A lone segment's plan is known here
+    /// exactly (the device sort's first round, which at small sizes is bound by what the host
+    /// issues): its grids are exact.
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
                          Value* values_dst, bool sampled)
     {

@@ -41,12 +41,6 @@ struct user_segments
     }
 };
 
-struct listed_segments
-{
-    const segment_range* list;
-    HIPFLASHSORT_DEVICE segment_range operator()(std::uint64_t i) const { return list[i]; }
-};
-
 /// Most size classes a round bins into, the wide flash network classes (the wide class, then the
 /// full wide class), and all its lists: the classes', the large list and the wide lists.
 constexpr unsigned int max_size_classes = 16;
