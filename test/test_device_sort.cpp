@@ -1116,6 +1116,48 @@ TEST(SegmentedSort, CountReadBackBothWays)
     }
 }
 
+// The classes in dynamic LDS opt in to it on every call, and a refused opt-in only moves their
+// segments to another class (or the partition), so a kernel that grew some static LDS would lose
+// its class silently: the forty-ninth session's handoff patch added one flag to the wide kernels,
+// whose full class asks for a whole multiprocessor's LDS, and segments of 65536 keys lost 19-28%.
+// Every class granted where its LDS fits: the dynamic flash classes and the flash network class
+// on every device, and both wide classes where a multiprocessor has 200 KiB or more (H100, H200).
+template <class Key, class Value>
+void check_dynamic_classes_granted(const char* what)
+{
+    namespace detail = hipflashsort::detail;
+    using config = detail::segmented_config<Key, Value>;
+    int device = 0, sms = 0, per_sm = 0;
+    HIP_CHECK(hipGetDevice(&device));
+    HIP_CHECK(hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device));
+    HIP_CHECK(hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device));
+    const detail::segmented_plan<Key, Value> plan(std::size_t(1) << 20, 1);
+    detail::segmented_runner<Key, Value> runner{plan, nullptr, nullptr, nullptr, order::ascending, hipStream_t(0),
+                                                sms, device, detail::count_mailbox{}};
+    runner.enable_dynamic_classes();
+    for(unsigned int d = 0; d < config::dynamic_flash_classes; d++)
+        EXPECT_NE(runner.dynamic_flash[d], nullptr) << what << ": dynamic flash class " << d;
+    if constexpr(config::has_flash_network) EXPECT_NE(runner.flash_network, nullptr) << what << ": flash network class";
+    if constexpr(config::has_wide_flash_network)
+    {
+        if(per_sm >= 200 * 1024)
+        {
+            EXPECT_NE(runner.wide[0].kernel, nullptr) << what << ": wide class";
+            EXPECT_NE(runner.wide[1].kernel, nullptr) << what << ": full wide class";
+        }
+    }
+}
+
+TEST(SegmentedSort, DynamicLdsClassesGranted)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    check_dynamic_classes_granted<std::uint32_t, hipflashsort::empty_type>("u32");
+    check_dynamic_classes_granted<float, hipflashsort::empty_type>("f32");
+    check_dynamic_classes_granted<std::uint32_t, std::uint32_t>("u32+u32");
+    check_dynamic_classes_granted<std::uint64_t, hipflashsort::empty_type>("u64");
+    check_dynamic_classes_granted<double, std::uint64_t>("f64+u64");
+}
+
 // Sorts from several host threads at once, each on a stream of its own: every call reads its
 // class counts through a mailbox of its own (count_mailbox_pool). Segments of 300 to 70000 keys,
 // so that each call reads counts back several times.
