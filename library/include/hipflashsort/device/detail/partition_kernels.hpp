@@ -770,21 +770,18 @@ template <unsigned int BlockSize>
 HIPFLASHSORT_DEVICE void bin_next_round(const partition_segment& s, const segment_range* entries,
                                         const round_binning& bin)
 {
-    __shared__ unsigned int local[max_class_lists];
-    __shared__ unsigned int base[max_class_lists];
-    __shared__ bool last;
     syncthreads(); // the entries are listed
     for(unsigned int first = 0; first < s.buckets; first += BlockSize) // block-uniform trip count
     {
         const unsigned int b = first + threadIdx.x;
         const segment_range r = b < s.buckets ? entries[b] : segment_range{0, 0};
-        bin_block(r, r.end > r.begin, bin.limits, bin.lists, bin.counts, local, base);
+        bin_block(r, r.end > r.begin, bin.limits, bin.lists, bin.counts);
     }
     __threadfence(); // this block's lists and counts, before its arrival is counted
     syncthreads();
+    bool last = false;
     if(threadIdx.x == 0) last = atomicAdd(bin.listed_blocks, 1u) == gridDim.x - 1;
-    syncthreads();
-    if(last && bin.box != nullptr)
+    if(syncthreads_or(last) && bin.box != nullptr)
     {
         __threadfence(); // the other blocks' counts, after their arrivals
         publish_counts(bin.counts, max_class_lists, bin.box);

@@ -118,12 +118,13 @@ struct class_lists
 /// Lists the block's segments, one per thread (r, where `listed`), in their lists. The order
 /// inside a list does not matter, each segment is sorted on its own. Slots are reserved once per
 /// block and list (one global atomic each), not once per segment: per-segment atomics on one
-/// counter serialize in L2. All threads call it together; `local` and `base` hold
-/// max_class_lists words of LDS each.
+/// counter serialize in L2. All threads call it together. Its LDS is static, so only kernels
+/// without dynamic LDS call it.
 HIPFLASHSORT_DEVICE void bin_block(const segment_range& r, bool listed, const class_limits& limits,
-                                   const class_lists& lists, unsigned int* counts, unsigned int* local,
-                                   unsigned int* base)
+                                   const class_lists& lists, unsigned int* counts)
 {
+    __shared__ unsigned int local[max_class_lists]; // the block's segments per list, then their ranks
+    __shared__ unsigned int base[max_class_lists];  // the block's first slot in each list
     if(threadIdx.x <= limits.classes + wide_classes) local[threadIdx.x] = 0;
     __syncthreads();
     const unsigned int cls = limits.list_of(r.end - r.begin);
@@ -150,8 +151,6 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
                                     unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
                                     Value* values_out)
 {
-    __shared__ unsigned int local[max_class_lists];
-    __shared__ unsigned int base[max_class_lists];
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
     for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
@@ -161,7 +160,7 @@ __global__ void bin_segments_kernel(Source source, std::uint64_t segments, class
         if(i < segments) r = source(i);
         const std::uint64_t size = r.end - r.begin;
         if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
-        bin_block(r, size > 1, limits, lists, counts, local, base);
+        bin_block(r, size > 1, limits, lists, counts);
     }
 }
 
