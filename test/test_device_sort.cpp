@@ -841,6 +841,44 @@ TEST(DeviceSort, OutlyingSamplesLeftOut)
     }
 }
 
+// Keys of few set bits (the AND of three random words: most of them share values of hundreds of
+// copies or more) stay in large segments for several partition rounds, whose first four
+// (sampled_rounds) measure their ranges from samples: u32 and f32 keys of twice
+// sampled_round_keys, stable pairs with index values, and keys alone twice (in place, then not;
+// the same bits each run), both orders.
+TEST(DeviceSort, FewSetBitsOverSampledRounds)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = 2 * hipflashsort::detail::segmented_config<float, int>::sampled_round_keys + 7;
+    std::mt19937_64 rng(9500);
+    std::vector<std::uint32_t> u(n);
+    std::vector<float> f(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        const std::uint64_t bits = rng() & rng() & rng();
+        u[i] = static_cast<std::uint32_t>(bits);
+        f[i] = static_cast<float>(static_cast<double>(bits >> 11) / 9007199254740992.0);
+    }
+    const auto keys_twice = [](const auto& keys, order ord) {
+        using Key = typename std::decay_t<decltype(keys)>::value_type;
+        std::vector<Key> expected = keys;
+        test_utils::reference_sort<Key, int>(expected, nullptr, 0, keys.size(), ord);
+        std::vector<Key> first, second;
+        std::vector<int> unused;
+        run_device<Key, int, false, int>(keys, {}, first, unused, ord, true);
+        run_device<Key, int, false, int>(keys, {}, second, unused, ord, false);
+        ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << "desc=" << (ord == order::descending);
+        ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+    };
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_device_pairs(u, ord, "u32, few set bits");
+        check_device_pairs(f, ord, "f32, few set bits");
+        keys_twice(u, ord);
+        keys_twice(f, ord);
+    }
+}
+
 // A partition round lists its buckets by class before its scatter has moved them, so a bucket of
 // one key is sorted by the smallest class instead of being copied by the binning: two clusters at
 // the ends of the range (partitioned again) with 60 single keys spread between them, whose

@@ -17,7 +17,7 @@ namespace hipflashsort {
 /// rank sorts and block flash sorts for wider keys); larger arrays are partitioned by
 /// many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
 /// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
-/// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first three rounds
+/// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first four rounds
 /// measure their ranges on a sample of the keys (one per 512 bytes, at most about 2048), less an
 /// end sample that lies farther from the others than they spread; keys outside the range go to
 /// the end buckets, and every later round measures all of its keys. A round whose keys crowd
