@@ -290,6 +290,32 @@ TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
     EXPECT_EQ(wide_hi, ~std::uint64_t(0));
 }
 
+// A sampled round's margin: up to the segment's most gaps (partition_segment::margin_gaps) but
+// at most half a bucket's, and two at least; eight gaps widen the range within the word.
+TEST(PartitionClassifier, SampledMarginsOfAtMostHalfABucket)
+{
+    using hipflashsort::detail::sampled_bounds;
+    using hipflashsort::detail::sampled_margin_gaps;
+    EXPECT_EQ(sampled_margin_gaps(2048, 161, 8), 6u);  // 2^28 u32 keys' second round: 12.7 gaps a bucket
+    EXPECT_EQ(sampled_margin_gaps(2048, 101, 8), 8u);  // 2^26: 20.3 gaps a bucket
+    EXPECT_EQ(sampled_margin_gaps(2048, 402, 8), 2u);  // 5.1 gaps a bucket: still two
+    EXPECT_EQ(sampled_margin_gaps(2048, 161, 2), 2u);  // a round aimed at another class
+    EXPECT_EQ(sampled_margin_gaps(2048, 161, 0), 2u);  // a segment planned without a margin
+    EXPECT_EQ(sampled_margin_gaps(2048, 0, 8), 2u);
+    std::uint32_t lo = 1000, hi = 1000 + 128 * 100;
+    sampled_bounds(lo, hi, 128, 8);
+    EXPECT_EQ(lo, 200u);
+    EXPECT_EQ(hi, 1000u + 128 * 100 + 800);
+    lo = 0x10000000u, hi = 0xf0000000u;
+    sampled_bounds(lo, hi, 4, 8); // a gap above a sixteenth of the word: half the word of margin
+    EXPECT_EQ(lo, 0u);
+    EXPECT_EQ(hi, 0xffffffffu);
+    std::uint16_t narrow_lo = 1000, narrow_hi = 1000 + 64 * 10;
+    sampled_bounds(narrow_lo, narrow_hi, 64, 8);
+    EXPECT_EQ(narrow_lo, 920u);
+    EXPECT_EQ(narrow_hi, 1000u + 64 * 10 + 80);
+}
+
 // A partition classifier built from a sample (every 128th key, as chunk_min_max_kernel measures
 // it) puts every key, special values outside the sample's range included (floats: classified by
 // value, NaNs by image), into a bucket below the count, monotone in the key's order; built from

@@ -37,6 +37,23 @@ struct plan_check
     {
     }
 
+    /// Stands in for the flash network class's kernel.
+    static void network_kernel(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, Value*,
+                               segment_range*, unsigned int*, hipflashsort::order)
+    {
+    }
+
+    /// The rules of a runner for an H200 (132 multiprocessors, 396 resident scatter blocks) that
+    /// granted the dynamic flash classes and the flash network class.
+    static planner_type network_planner(const plan_type& plan)
+    {
+        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 132};
+        std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, &granted_kernel);
+        runner.scatter_blocks = 396;
+        runner.flash_network = &network_kernel;
+        return runner.planner();
+    }
+
     /// The rules of a runner for a GPU of `multiprocessors` that granted the dynamic flash
     /// classes or none, and holds `resident` scatter blocks at once.
     static planner_type make_planner(const plan_type& plan, int multiprocessors, bool granted,
@@ -308,6 +325,30 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
     const keys::plan_type key_plan(round_keys, round_keys / 65536);
     EXPECT_EQ(keys::make_planner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
+}
+
+// A segment's margin (sampled_margin_gaps) may take up to eight sample gaps only where its round is
+// the last and aims its buckets at the flash network class: the second round of 2^28 u32 keys
+// (segments of two first-round buckets, 2^21 keys), and 2^22 keys' only round. Rounds that are
+// not the last, rounds aimed at smaller classes (2^24 keys' second, segments of 327680) and
+// keys without the class keep two.
+TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
+{
+    using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
+    ASSERT_TRUE(keys::config::has_flash_network);
+    const std::uint64_t huge = std::uint64_t(1) << 28, large = std::uint64_t(1) << 24;
+    const keys::plan_type plan(huge, 1);
+    const auto gpu = keys::network_planner(plan);
+    ASSERT_TRUE(gpu.flash_network);
+    EXPECT_EQ(gpu.plan_lone(huge).margin_gaps, 2u);
+    EXPECT_NE(gpu.plan_lone(huge).group_keys, 0u);
+    const auto second = gpu.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2);
+    EXPECT_EQ(second.group_keys, 0u);
+    EXPECT_EQ(second.margin_gaps, 8u);
+    EXPECT_EQ(gpu.plan_lone(std::uint64_t(1) << 22).margin_gaps, 8u);
+    EXPECT_EQ(gpu.plan_segment(segment_range{0, 327680}, large, 2).margin_gaps, 2u);
+    const auto refused = keys::make_planner(plan, 132, true, 396); // no flash network class
+    EXPECT_EQ(refused.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2).margin_gaps, 2u);
 }
 
 // Chunks of a round of several segments: 16 per resident scatter block for 8-byte items, 8 for

@@ -31,6 +31,7 @@ struct partition_segment
     // Adjacent buckets whose keys fit about this many share one next-round segment (bucket_groups);
     // 0: every bucket is its own.
     unsigned int group_keys;
+    unsigned int margin_gaps; // most sample gaps of margin on each side (sampled_margin_gaps)
 };
 
 struct partition_chunk
@@ -193,17 +194,34 @@ private:
     }
 };
 
-/// Widens [lo, hi], measured from `read` samples, by two sample gaps on each side, at least one
-/// image (within the image word). A sample of fewer images than buckets (one value with rare
+/// Sample gaps of margin that a sampled round of `read` samples and `buckets` buckets adds on
+/// each side of a segment's range: up to `most`, but at most half a bucket's gaps, and at least
+/// two. The keys beyond a sample's end span about one gap and join the end bucket. Where the
+/// round aims at the flash network class (partition_planner::margin_gaps_for), an end bucket of
+/// two gaps' margin now and then overflowed it, and that bucket cost the sort another partition
+/// round: 2^28 u32 keys' second round, 161 buckets of 12.7 gaps, left a third round of a few
+/// segments in every sort (fiftieth session). Half a bucket keeps the end bucket above the class
+/// below (4096 keys), where eight gaps in every round emptied the end buckets of 2^24 keys'
+/// rounds and cost those sorts 3-5%.
+HIPFLASHSORT_HOST_DEVICE unsigned int sampled_margin_gaps(std::uint64_t read, unsigned int buckets,
+                                                          unsigned int most)
+{
+    const std::uint64_t half_bucket = buckets == 0 ? 0 : read / (2 * std::uint64_t(buckets));
+    return static_cast<unsigned int>(max_of<std::uint64_t>(min_of<std::uint64_t>(most, half_bucket), 2));
+}
+
+/// Widens [lo, hi], measured from `read` samples, by `gaps` sample gaps on each side, at least
+/// one image (within the image word). A sample of fewer images than buckets (one value with rare
 /// others, say) then leaves the keys below and above it end buckets of their own, so that the
 /// round splits the segment where its keys differ; otherwise the clamps put them all into the
 /// sample's end images, and one value would keep the whole segment in one bucket.
 template <class Word>
-HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t read)
+HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t read, unsigned int gaps = 2)
 {
     if(read == 0 || hi < lo) return;
     const Word gap = static_cast<Word>((hi - lo) / read);
-    const Word margin = gap > Word(~Word(0)) / 4 ? Word(~Word(0)) / 2 : gap == 0 ? Word(1) : 2 * gap;
+    const Word margin
+        = gap > Word(~Word(0)) / (2 * gaps) ? Word(~Word(0)) / 2 : gap == 0 ? Word(1) : static_cast<Word>(gaps * gap);
     lo = lo > margin ? lo - margin : Word(0);
     hi = Word(~Word(0)) - hi > margin ? hi + margin : Word(~Word(0));
 }
@@ -241,11 +259,13 @@ HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inn
     }
 }
 
-/// The classifier of a segment of `size` keys from its statistics (see partition_classifier).
+/// The classifier of a segment of `size` keys from its statistics (see partition_classifier);
+/// a sampled round widens the range by up to `most_gaps` sample gaps (sampled_margin_gaps).
 template <class Key>
 HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(const std::uint64_t* mine,
                                                                            std::uint64_t size,
-                                                                           unsigned int buckets, order ord)
+                                                                           unsigned int buckets, order ord,
+                                                                           unsigned int most_gaps = 2)
 {
     using word = image_word_t<Key>;
     using classifier = flash_classifier<Key>;
@@ -257,6 +277,7 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
     const bool low = crowds_low<Key>(lo, hi, mine[stat_magnitudes], read, ord);
     classifier c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::make(lo, hi, buckets, ord);
     if(read >= size) return partition_classifier<Key>{c, lo, hi, false};
+    const unsigned int gaps = sampled_margin_gaps(read, buckets, most_gaps);
     bool by_value = false;
     if constexpr(radix_key_codec<Key>::is_float)
     {
@@ -267,7 +288,7 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
             // step all point along the sort order, so one formula serves both orders.
             using real = decltype(c.scale);
             const real range = static_cast<real>(c.buckets) / c.scale;
-            const real margin = 2 * range / static_cast<real>(read);
+            const real margin = static_cast<real>(gaps) * range / static_cast<real>(read);
             const real origin = c.origin - margin;
             const real scale = static_cast<real>(c.buckets) / (range + 2 * margin);
             if(origin - origin == 0 && scale - scale == 0 && (c.descending ? scale < 0 : scale > 0))
@@ -279,7 +300,7 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
     }
     if(!by_value)
     {
-        sampled_bounds(lo, hi, read);
+        sampled_bounds(lo, hi, read, gaps);
         c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::by_image_only(lo, hi, buckets, ord);
     }
     return partition_classifier<Key>{c, lo, hi, true};
@@ -291,7 +312,7 @@ HIPFLASHSORT_DEVICE partition_classifier<Key> segment_classifier(const std::uint
                                                                  unsigned int buckets, order ord)
 {
     return partition_classifier_for<Key>(stats + segment_stat_words * segment, s.range.end - s.range.begin, buckets,
-                                         ord);
+                                         ord, s.margin_gaps);
 }
 
 /// Whether a sampled round measures the segment's exact range in its histogram: only where the

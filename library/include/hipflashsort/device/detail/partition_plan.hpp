@@ -102,11 +102,10 @@ struct partition_planner
                 min_of<std::uint64_t>(max_of<std::uint64_t>(wanted, config::partition_round_buckets),
                                       config::partition_wide_buckets));
         }
-        if(flash_network)
+        if(aims_at_flash_network(size, round_keys))
         {
             const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
-            if(size >= 64 * goal && fills_gpu(round_keys, goal))
-                return static_cast<unsigned int>(min_of((size + goal - 1) / goal, most));
+            return static_cast<unsigned int>(min_of((size + goal - 1) / goal, most));
         }
         std::uint64_t limit = min_of<std::uint64_t>(config::partition_bucket_keys, largest_small / 2);
         while(limit > config::partition_fill_keys && !fills_gpu(round_keys, bucket_goal(limit))) limit /= 2;
@@ -121,6 +120,29 @@ struct partition_planner
             }
             if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Whether a segment of `size` keys, its round's last, aims its buckets at the flash network
+    /// class (buckets_for).
+    HIPFLASHSORT_HOST_DEVICE bool aims_at_flash_network(std::uint64_t size, std::uint64_t round_keys) const
+    {
+        const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
+        return flash_network && size <= one_round_limit() && size >= 64 * goal && fills_gpu(round_keys, goal);
+    }
+
+    /// Most sample gaps of margin for a segment of `size` keys (sampled_margin_gaps): eight where
+    /// its buckets aim at the flash network class, the largest small class of keys of up to 4
+    /// bytes, whose overflowing end buckets cost another partition round; two elsewhere, where an
+    /// end bucket that overflows its class spills into the next small class.
+    /// H200, 2^28 keys, two gaps -> up to eight: the third round of a few segments left every
+    /// uniform u32 / f32 sort (ncu: seven kernels, about 55 us, and the read-back); medians of 3
+    /// and 5 rotated rounds, Gkeys/s: u32 50.30 / 50.06 -> 50.75 / 50.51 (+0.9 / +0.9%), f32 45.68 /
+    /// 45.44 -> 46.01 / 45.80 (+0.7 / +0.8%), u32+u32 22.41 / 22.26 -> 22.50 / 22.37 (+0.4 /
+    /// +0.5%); 2^20-2^26 sorts, the 2^28 distribution suite and segmented sorts moved -1.5 to
+    /// +1.8%, as u64 sorts, whose margins did not change, did (-1.7 to +1.3%) (fifty-first session).
+    HIPFLASHSORT_HOST_DEVICE unsigned int margin_gaps_for(std::uint64_t size, std::uint64_t round_keys) const
+    {
+        return aims_at_flash_network(size, round_keys) ? 8 : 2;
     }
 
     /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
@@ -250,6 +272,7 @@ struct partition_planner
         s.buckets = buckets_for(size, round_keys);
         s.chunks = static_cast<unsigned int>((size + s.chunk_items - 1) / s.chunk_items);
         s.group_keys = group_keys_for(size);
+        s.margin_gaps = margin_gaps_for(size, round_keys);
         return s;
     }
 
