@@ -52,6 +52,7 @@ struct segmented_plan
     static constexpr unsigned int counters = max_class_lists; // the classes, the large list, the two wide lists
     // After the counters: how many of a partition round's listing blocks have binned (round_binning).
     static constexpr unsigned int listed_blocks = counters;
+    static constexpr unsigned int count_words = listed_blocks + 1; // the counters and that count
     static_assert(config::classes <= max_size_classes, "one limit and one list per class");
 
     std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_lists[wide_classes] = {},
@@ -95,7 +96,7 @@ struct segmented_plan
             take(wide_list, config::has_wide_flash_network ? large_capacity * sizeof(segment_range) : 0);
         take(next, next_capacity * sizeof(segment_range));
         take(groups, next_capacity * sizeof(std::uint16_t));
-        take(counts, (listed_blocks + 1) * sizeof(unsigned int));
+        take(counts, count_words * sizeof(unsigned int));
         take(round, round_layout(0, large_capacity, chunk_capacity).end);
         take(matrix, matrix_capacity * sizeof(std::uint64_t));
         bytes = at;
@@ -569,7 +570,7 @@ struct segmented_runner
         auto* groups = at<std::uint16_t>(plan.groups);
         auto* counts = at<unsigned int>(plan.counts);
         plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(rules, large, stats, segs, chunks, totals,
-                                                                          counts, plan_type::listed_blocks + 1);
+                                                                          counts, plan_type::count_words);
         std::uint64_t chunk_grid = std::min(rules.most_chunks(n_segs), plan.chunk_capacity);
         std::uint64_t most_buckets = max_buckets;
         if(large.single != 0)
