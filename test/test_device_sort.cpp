@@ -214,21 +214,28 @@ TEST(DeviceSortKeysLarge, MillionsAndDeterminism)
     }
 }
 
-/// Sorts n keys of distribution d twice, the first run in place where `in_place` (the second the
-/// other way), and checks the first against the host reference and the second against the first.
+/// Sorts `input` twice, the first run in place where `in_place` (the second the other way), and
+/// checks the first against the host reference and the second against the first.
 template <class Key>
-void check_keys_twice(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
+void check_keys_twice(const std::vector<Key>& input, order ord, bool in_place, const std::string& what)
 {
-    const std::vector<Key> input = test_utils::generate<Key>(n, d, seed);
     std::vector<Key> expected = input;
-    test_utils::reference_sort<Key, int>(expected, nullptr, 0, n, ord);
+    test_utils::reference_sort<Key, int>(expected, nullptr, 0, input.size(), ord);
     std::vector<Key> first, second;
     std::vector<int> unused;
     run_device<Key, int, false, int>(input, {}, first, unused, ord, in_place);
     run_device<Key, int, false, int>(input, {}, second, unused, ord, !in_place);
     ASSERT_EQ(test_utils::first_mismatch(first, expected), -1)
-        << n << " " << test_utils::name_of(d) << " desc=" << (ord == order::descending);
-    ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
+        << what << " desc=" << (ord == order::descending) << " in_place=" << in_place;
+    ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << what << " not deterministic";
+}
+
+/// As above, for n keys of distribution d.
+template <class Key>
+void check_keys_twice(std::size_t n, distribution d, order ord, bool in_place, std::uint64_t seed)
+{
+    check_keys_twice(test_utils::generate<Key>(n, d, seed), ord, in_place,
+                     std::to_string(n) + " " + test_utils::name_of(d));
 }
 
 // Heavy-tailed keys (zipf-like magnitudes) take logarithmic buckets in the partition rounds:
@@ -859,23 +866,12 @@ TEST(DeviceSort, FewSetBitsOverSampledRounds)
         u[i] = static_cast<std::uint32_t>(bits);
         f[i] = static_cast<float>(static_cast<double>(bits >> 11) / 9007199254740992.0);
     }
-    const auto keys_twice = [](const auto& keys, order ord) {
-        using Key = typename std::decay_t<decltype(keys)>::value_type;
-        std::vector<Key> expected = keys;
-        test_utils::reference_sort<Key, int>(expected, nullptr, 0, keys.size(), ord);
-        std::vector<Key> first, second;
-        std::vector<int> unused;
-        run_device<Key, int, false, int>(keys, {}, first, unused, ord, true);
-        run_device<Key, int, false, int>(keys, {}, second, unused, ord, false);
-        ASSERT_EQ(test_utils::first_mismatch(first, expected), -1) << "desc=" << (ord == order::descending);
-        ASSERT_EQ(test_utils::first_mismatch(first, second), -1) << "not deterministic";
-    };
     for(const order ord : {order::ascending, order::descending})
     {
         check_device_pairs(u, ord, "u32, few set bits");
         check_device_pairs(f, ord, "f32, few set bits");
-        keys_twice(u, ord);
-        keys_twice(f, ord);
+        check_keys_twice(u, ord, true, "u32, few set bits");
+        check_keys_twice(f, ord, true, "f32, few set bits");
     }
 }
 
@@ -909,11 +905,7 @@ TEST(DeviceSort, SingleKeyBucketsListedBeforeTheScatter)
     {
         check_device_pairs(u, ord, "u32 single-key buckets");
         check_device_pairs(d, ord, "f64 single-key buckets");
-        std::vector<std::uint32_t> expected = u, got;
-        test_utils::reference_sort<std::uint32_t, int>(expected, nullptr, 0, expected.size(), ord);
-        std::vector<int> none;
-        run_device<std::uint32_t, int, false, int>(u, none, got, none, ord, true);
-        ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << "u32 in place";
+        check_keys_twice(u, ord, true, "u32 single-key buckets");
     }
 }
 
