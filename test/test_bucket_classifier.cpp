@@ -290,8 +290,9 @@ TEST(PartitionClassifier, SampledBoundsWidenWithinTheWord)
     EXPECT_EQ(wide_hi, ~std::uint64_t(0));
 }
 
-// A sampled round's margin: up to the segment's most gaps (partition_segment::margin_gaps) but
-// at most half a bucket's, and two at least; eight gaps widen the range within the word.
+// A sampled round's margin (partition_segment::margin_gaps): up to the most gaps the planner
+// allows, at most half a bucket's, and two at least; eight gaps widen the range within the word,
+// up to half the word of margin where the sample holds fewer than sixteen keys.
 TEST(PartitionClassifier, SampledMarginsOfAtMostHalfABucket)
 {
     using hipflashsort::detail::sampled_bounds;
@@ -300,7 +301,6 @@ TEST(PartitionClassifier, SampledMarginsOfAtMostHalfABucket)
     EXPECT_EQ(sampled_margin_gaps(2048, 101, 8), 8u);  // 2^26: 20.3 gaps a bucket
     EXPECT_EQ(sampled_margin_gaps(2048, 402, 8), 2u);  // 5.1 gaps a bucket: still two
     EXPECT_EQ(sampled_margin_gaps(2048, 161, 2), 2u);  // a round aimed at another class
-    EXPECT_EQ(sampled_margin_gaps(2048, 161, 0), 2u);  // a segment planned without a margin
     EXPECT_EQ(sampled_margin_gaps(2048, 0, 8), 2u);
     std::uint32_t lo = 1000, hi = 1000 + 128 * 100;
     sampled_bounds(lo, hi, 128, 8);
@@ -310,6 +310,14 @@ TEST(PartitionClassifier, SampledMarginsOfAtMostHalfABucket)
     sampled_bounds(lo, hi, 4, 8); // a gap above a sixteenth of the word: half the word of margin
     EXPECT_EQ(lo, 0u);
     EXPECT_EQ(hi, 0xffffffffu);
+    lo = 0x10000000u, hi = 0x20000000u;
+    sampled_bounds(lo, hi, 4, 8); // four samples, but their gap is small: eight gaps
+    EXPECT_EQ(lo, 0u);
+    EXPECT_EQ(hi, 0x40000000u);
+    lo = 0x7fff0000u, hi = 0x8000ffffu;
+    sampled_bounds(lo, hi, 16, 8); // sixteen samples: eight gaps span at most half the word
+    EXPECT_EQ(lo, 0x7fff0000u - 8 * (0x1ffffu / 16));
+    EXPECT_EQ(hi, 0x8000ffffu + 8 * (0x1ffffu / 16));
     std::uint16_t narrow_lo = 1000, narrow_hi = 1000 + 64 * 10;
     sampled_bounds(narrow_lo, narrow_hi, 64, 8);
     EXPECT_EQ(narrow_lo, 920u);

@@ -327,13 +327,14 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     EXPECT_EQ(keys::make_planner(key_plan, 132, true).buckets_for(65536, round_keys), buckets(65536, 512));
 }
 
-// A segment's margin (sampled_margin_gaps) may take up to eight sample gaps only where its round is
-// the last and aims its buckets at the flash network class: the second round of 2^28 u32 keys
-// (segments of two first-round buckets, 2^21 keys), and 2^22 keys' only round. Rounds that are
-// not the last, rounds aimed at smaller classes (2^24 keys' second, segments of 327680) and
-// keys without the class keep two.
+// A segment's margin (sampled_margin_gaps) may take up to eight sample gaps, half a bucket's, only
+// where its round is the last and aims its buckets at the flash network class: the second round
+// of 2^28 u32 keys (segments of two first-round buckets, 2^21 keys, 2048 samples: 6 gaps), and
+// 2^22 keys' only round (3). Rounds that are not the last, rounds aimed at smaller classes (2^24
+// keys' second, segments of 327680) and runners without the class keep two.
 TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
 {
+    using hipflashsort::detail::sampled_margin_gaps;
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
     ASSERT_TRUE(keys::config::has_flash_network);
     const std::uint64_t huge = std::uint64_t(1) << 28, large = std::uint64_t(1) << 24;
@@ -344,8 +345,11 @@ TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
     EXPECT_NE(gpu.plan_lone(huge).group_keys, 0u);
     const auto second = gpu.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2);
     EXPECT_EQ(second.group_keys, 0u);
-    EXPECT_EQ(second.margin_gaps, 8u);
-    EXPECT_EQ(gpu.plan_lone(std::uint64_t(1) << 22).margin_gaps, 8u);
+    EXPECT_EQ(second.margin_gaps, sampled_margin_gaps(2048, second.buckets, 8));
+    EXPECT_EQ(second.margin_gaps, 6u);
+    const auto only = gpu.plan_lone(std::uint64_t(1) << 22);
+    EXPECT_EQ(only.margin_gaps, sampled_margin_gaps(2048, only.buckets, 8));
+    EXPECT_EQ(only.margin_gaps, 3u);
     EXPECT_EQ(gpu.plan_segment(segment_range{0, 327680}, large, 2).margin_gaps, 2u);
     const auto refused = keys::make_planner(plan, 132, true, 396); // no flash network class
     EXPECT_EQ(refused.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2).margin_gaps, 2u);

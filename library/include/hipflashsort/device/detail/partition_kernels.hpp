@@ -25,13 +25,16 @@ struct partition_segment
     std::uint64_t chunk_items;   // keys per chunk, whole tiles, the last chunk fewer
     std::uint64_t matrix_offset; // first entry of its buckets × chunks count matrix
     std::uint64_t next_first;    // index of its first bucket in the next round's segment list
-    unsigned int buckets;        // bucket slots reserved (columns of the matrix)
+    // Bucket slots reserved (columns of the matrix), at most partition_wide_buckets or
+    // partition_max_buckets; 16 bits, beside the margin, keep the plan 56 bytes a segment (64
+    // made the plan of a round of thousands of segments a fifth slower: ncu, 2^28 u32 zipf).
+    std::uint16_t buckets;
+    std::uint16_t margin_gaps;   // a sampled round's margin on each side, two or more sample gaps
     unsigned int first_chunk;
     unsigned int chunks;         // row length of the matrix: one entry per chunk and bucket
     // Adjacent buckets whose keys fit about this many share one next-round segment (bucket_groups);
     // 0: every bucket is its own.
     unsigned int group_keys;
-    unsigned int margin_gaps; // most sample gaps of margin on each side (sampled_margin_gaps)
 };
 
 struct partition_chunk
@@ -202,7 +205,8 @@ private:
 /// round: 2^28 u32 keys' second round, 161 buckets of 12.7 gaps, left a third round of a few
 /// segments in every sort (fiftieth session). Half a bucket keeps the end bucket above the class
 /// below (4096 keys), where eight gaps in every round emptied the end buckets of 2^24 keys'
-/// rounds and cost those sorts 3-5%.
+/// rounds and cost those sorts 3-5%. The planner computes it, once per segment: computed by the
+/// classifier, its division cost each block of 2^22 keys' scatter about 2% (fifty-first session).
 HIPFLASHSORT_HOST_DEVICE unsigned int sampled_margin_gaps(std::uint64_t read, unsigned int buckets,
                                                           unsigned int most)
 {
@@ -210,18 +214,21 @@ HIPFLASHSORT_HOST_DEVICE unsigned int sampled_margin_gaps(std::uint64_t read, un
     return static_cast<unsigned int>(max_of<std::uint64_t>(min_of<std::uint64_t>(most, half_bucket), 2));
 }
 
-/// Widens [lo, hi], measured from `read` samples, by `gaps` sample gaps on each side, at least
-/// one image (within the image word). A sample of fewer images than buckets (one value with rare
-/// others, say) then leaves the keys below and above it end buckets of their own, so that the
-/// round splits the segment where its keys differ; otherwise the clamps put them all into the
-/// sample's end images, and one value would keep the whole segment in one bucket.
+/// Widens [lo, hi], measured from `read` samples, by `gaps` (two or more) sample gaps on each
+/// side, at least one image, within the image word. A sample of fewer images than buckets (one
+/// value with rare others, say) then leaves the keys below and above it end buckets of their
+/// own, so that the round splits the segment where its keys differ; otherwise the clamps put them
+/// all into the sample's end images, and one value would keep the whole segment in one bucket.
+/// A gap is at most the word over `read`, so `gaps` of them pass half the word only where the
+/// sample holds fewer than 2 * gaps keys: only there does the margin stop at half the word.
 template <class Word>
 HIPFLASHSORT_HOST_DEVICE void sampled_bounds(Word& lo, Word& hi, std::uint64_t read, unsigned int gaps = 2)
 {
     if(read == 0 || hi < lo) return;
+    constexpr Word half = Word(~Word(0)) / 2;
     const Word gap = static_cast<Word>((hi - lo) / read);
-    const Word margin
-        = gap > Word(~Word(0)) / (2 * gaps) ? Word(~Word(0)) / 2 : gap == 0 ? Word(1) : static_cast<Word>(gaps * gap);
+    Word margin = gap == 0 ? Word(1) : static_cast<Word>(gaps * gap);
+    if(read < 2 * std::uint64_t(gaps) && gap > half / gaps) margin = half;
     lo = lo > margin ? lo - margin : Word(0);
     hi = Word(~Word(0)) - hi > margin ? hi + margin : Word(~Word(0));
 }
@@ -260,12 +267,12 @@ HIPFLASHSORT_HOST_DEVICE void trim_outlying_samples(Word& lo, Word& hi, Word inn
 }
 
 /// The classifier of a segment of `size` keys from its statistics (see partition_classifier);
-/// a sampled round widens the range by up to `most_gaps` sample gaps (sampled_margin_gaps).
+/// a sampled round widens the range by `gaps` sample gaps (sampled_margin_gaps).
 template <class Key>
 HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(const std::uint64_t* mine,
                                                                            std::uint64_t size,
                                                                            unsigned int buckets, order ord,
-                                                                           unsigned int most_gaps = 2)
+                                                                           unsigned int gaps = 2)
 {
     using word = image_word_t<Key>;
     using classifier = flash_classifier<Key>;
@@ -277,7 +284,6 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
     const bool low = crowds_low<Key>(lo, hi, mine[stat_magnitudes], read, ord);
     classifier c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::make(lo, hi, buckets, ord);
     if(read >= size) return partition_classifier<Key>{c, lo, hi, false};
-    const unsigned int gaps = sampled_margin_gaps(read, buckets, most_gaps);
     bool by_value = false;
     if constexpr(radix_key_codec<Key>::is_float)
     {

@@ -50,6 +50,8 @@ template <class Key, class Value>
 struct partition_planner
 {
     using config = segmented_config<Key, Value>;
+    static_assert(config::partition_max_buckets <= 0xffff && config::partition_wide_buckets <= 0xffff,
+                  "bucket counts fit partition_segment::buckets");
 
     std::uint64_t largest_small; // largest segment of the classes on packed lists
     unsigned int multiprocessors;
@@ -130,19 +132,21 @@ struct partition_planner
         return flash_network && size <= one_round_limit() && size >= 64 * goal && fills_gpu(round_keys, goal);
     }
 
-    /// Most sample gaps of margin for a segment of `size` keys (sampled_margin_gaps): eight where
-    /// its buckets aim at the flash network class, the largest small class of keys of up to 4
-    /// bytes, whose overflowing end buckets cost another partition round; two elsewhere, where an
-    /// end bucket that overflows its class spills into the next small class.
+    /// Sample gaps of margin for a segment of `size` keys in `buckets` buckets, should its round
+    /// be sampled (sampled_margin_gaps): up to eight where its buckets aim at the flash network
+    /// class, the largest small class of keys of up to 4 bytes, whose overflowing end buckets cost
+    /// another partition round; two elsewhere, where an end bucket that overflows its class
+    /// spills into the next small class.
     /// H200, 2^28 keys, two gaps -> up to eight: the third round of a few segments left every
     /// uniform u32 / f32 sort (ncu: seven kernels, about 55 us, and the read-back); medians of 3
     /// and 5 rotated rounds, Gkeys/s: u32 50.30 / 50.06 -> 50.75 / 50.51 (+0.9 / +0.9%), f32 45.68 /
     /// 45.44 -> 46.01 / 45.80 (+0.7 / +0.8%), u32+u32 22.41 / 22.26 -> 22.50 / 22.37 (+0.4 /
-    /// +0.5%); 2^20-2^26 sorts, the 2^28 distribution suite and segmented sorts moved -1.5 to
-    /// +1.8%, as u64 sorts, whose margins did not change, did (-1.7 to +1.3%) (fifty-first session).
-    HIPFLASHSORT_HOST_DEVICE unsigned int margin_gaps_for(std::uint64_t size, std::uint64_t round_keys) const
+    /// +0.5%) (fifty-first session).
+    HIPFLASHSORT_HOST_DEVICE unsigned int margin_gaps_for(std::uint64_t size, std::uint64_t round_keys,
+                                                          unsigned int buckets) const
     {
-        return aims_at_flash_network(size, round_keys) ? 8 : 2;
+        if(!aims_at_flash_network(size, round_keys)) return 2;
+        return sampled_margin_gaps(size / sample_stride<Key>(size), buckets, 8);
     }
 
     /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
@@ -269,10 +273,10 @@ struct partition_planner
         partition_segment s{};
         s.range = r;
         s.chunk_items = ((size + wanted_chunks - 1) / wanted_chunks + tile - 1) / tile * tile;
-        s.buckets = buckets_for(size, round_keys);
+        s.buckets = static_cast<std::uint16_t>(buckets_for(size, round_keys));
         s.chunks = static_cast<unsigned int>((size + s.chunk_items - 1) / s.chunk_items);
         s.group_keys = group_keys_for(size);
-        s.margin_gaps = margin_gaps_for(size, round_keys);
+        s.margin_gaps = static_cast<std::uint16_t>(margin_gaps_for(size, round_keys, s.buckets));
         return s;
     }
 
