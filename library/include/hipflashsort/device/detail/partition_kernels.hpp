@@ -205,8 +205,9 @@ private:
 /// round: 2^28 u32 keys' second round, 161 buckets of 12.7 gaps, left a third round of a few
 /// segments in every sort (fiftieth session). Half a bucket keeps the end bucket above the class
 /// below (4096 keys), where eight gaps in every round emptied the end buckets of 2^24 keys'
-/// rounds and cost those sorts 3-5%. The planner computes it, once per segment: computed by the
-/// classifier, its division cost each block of 2^22 keys' scatter about 2% (fifty-first session).
+/// rounds and cost those sorts 3-5%. The planner computes it, once per segment: where the
+/// classifier, which every histogram and scatter block builds, computed it with two more
+/// divisions, the scatter of a 2^22-key sort took 2% longer (ncu, fifty-first session).
 HIPFLASHSORT_HOST_DEVICE unsigned int sampled_margin_gaps(std::uint64_t read, unsigned int buckets,
                                                           unsigned int most)
 {
