@@ -297,48 +297,57 @@ private:
     }
     HIPFLASHSORT_DEVICE std::uint32_t* negative_mask() const { return zero_mask() + mask_words; }
 
-    /// Reads the segment, reduces min and max image, and for floats notes the zeros in the bit
-    /// masks; returns whether there is one, and in `below` how many keys order below zero.
+    /// Reads the segment and reduces min and max image; for floats whose range holds zero's image,
+    /// notes the zeros in the bit masks (note_zeros). Returns whether there is a zero, and in
+    /// `below` how many keys order below zero (only where there is one).
     HIPFLASHSORT_DEVICE bool scan_range(const Key* in, unsigned int size, std::uint32_t& lo, std::uint32_t& hi,
                                         unsigned int& below)
     {
-        if constexpr(codec::is_float)
-        {
-            std::uint32_t* const zeros = zero_mask();
-            std::uint32_t* const negatives = negative_mask();
-            for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) zeros[w] = negatives[w] = 0;
-            syncthreads();
-        }
-        [[maybe_unused]] const std::uint32_t zero_image = image(Key(0), ord);
         lo = ~std::uint32_t(0);
         hi = 0;
         below = 0;
-        bool zero = false;
-        for_each_striped<BlockSize, items>(in, size, [&](unsigned int p, const Key& key) {
+        for_each_striped<BlockSize, items>(in, size, [&](unsigned int, const Key& key) {
             const std::uint32_t v = image(key, ord);
             lo = min_of(lo, v);
             hi = max_of(hi, v);
-            if constexpr(codec::is_float)
-            {
-                below += v < zero_image;
-                if(v == zero_image)
-                {
-                    zero = true;
-                    atomicOr(&zero_mask()[p / 32], 1u << (p % 32));
-                    if((codec::to_bits(key) & codec::sign_bit) != 0) atomicOr(&negative_mask()[p / 32], 1u << (p % 32));
-                }
-            }
         });
         block_min_max<BlockSize>(lo, hi, lds.reduce);
         if constexpr(codec::is_float)
         {
-            if(!syncthreads_or(zero)) return false;
-            unsigned int total;
-            block_inclusive_scan<BlockSize>(below, total, lds.scan);
-            below = total;
-            return true;
+            const std::uint32_t zero_image = image(Key(0), ord);
+            if(lo <= zero_image && zero_image <= hi) return note_zeros(in, size, below);
         }
         return false;
+    }
+
+    /// A float segment whose range holds zero's image, read again: its zeros and negative zeros
+    /// in the bit masks, and in `below` how many keys order below zero; whether there is a zero.
+    /// Segments of other ranges skip it, so the first read spends no test per key on zeros: with
+    /// the tests, one branch region and a count per key, the flash network class executed 1.58 G
+    /// warp instructions on 2^28 f32 keys against u32's 1.28 G (ncu source counters).
+    HIPFLASHSORT_DEVICE bool note_zeros(const Key* in, unsigned int size, unsigned int& below)
+    {
+        std::uint32_t* const zeros = zero_mask();
+        std::uint32_t* const negatives = negative_mask();
+        for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) zeros[w] = negatives[w] = 0;
+        syncthreads();
+        const std::uint32_t zero_image = image(Key(0), ord);
+        bool zero = false;
+        for_each_striped<BlockSize, items>(in, size, [&](unsigned int p, const Key& key) {
+            const std::uint32_t v = image(key, ord);
+            below += v < zero_image;
+            if(v == zero_image)
+            {
+                zero = true;
+                atomicOr(&zeros[p / 32], 1u << (p % 32));
+                if((codec::to_bits(key) & codec::sign_bit) != 0) atomicOr(&negatives[p / 32], 1u << (p % 32));
+            }
+        });
+        if(!syncthreads_or(zero)) return false;
+        unsigned int total;
+        block_inclusive_scan<BlockSize>(below, total, lds.scan);
+        below = total;
+        return true;
     }
 
     template <class Classify>
