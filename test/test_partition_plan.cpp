@@ -329,15 +329,18 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
 
 // A segment's margin (sampled_margin_gaps) may take up to eight sample gaps, half a bucket's, only
 // where its round is the last and aims its buckets at the flash network class: the second round
-// of 2^28 u32 keys (segments of two first-round buckets, 2^21 keys, 2048 samples: 6 gaps), and
-// 2^22 keys' only round (3). Rounds that are not the last, rounds aimed at smaller classes (2^24
-// keys' second, segments of 327680) and runners without the class keep two.
+// of 2^28 u32 keys (segments of two first-round buckets, 2^21 keys, 2048 samples), and 2^22
+// keys' only round where it is the last. With a class of 16384 keys (NVIDIA) those take 6 and 3
+// gaps; with 8192 (gfx9) the second round's buckets are half as large. Rounds that are not the
+// last, rounds aimed at smaller classes (2^24 keys' second, segments of 327680) and runners
+// without the class keep two.
 TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
 {
     using hipflashsort::detail::sampled_margin_gaps;
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
     ASSERT_TRUE(keys::config::has_flash_network);
-    const std::uint64_t huge = std::uint64_t(1) << 28, large = std::uint64_t(1) << 24;
+    const bool wide_class = keys::config::flash_network_capacity == 16384;
+    const std::uint64_t huge = std::uint64_t(1) << 28, large = std::uint64_t(1) << 24, small = std::uint64_t(1) << 22;
     const keys::plan_type plan(huge, 1);
     const auto gpu = keys::network_planner(plan);
     ASSERT_TRUE(gpu.flash_network);
@@ -346,10 +349,11 @@ TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
     const auto second = gpu.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2);
     EXPECT_EQ(second.group_keys, 0u);
     EXPECT_EQ(second.margin_gaps, sampled_margin_gaps(2048, second.buckets, 8));
-    EXPECT_EQ(second.margin_gaps, 6u);
-    const auto only = gpu.plan_lone(std::uint64_t(1) << 22);
-    EXPECT_EQ(only.margin_gaps, sampled_margin_gaps(2048, only.buckets, 8));
-    EXPECT_EQ(only.margin_gaps, 3u);
+    EXPECT_GT(second.margin_gaps, 2u);
+    if(wide_class) EXPECT_EQ(second.margin_gaps, 6u);
+    const auto only = gpu.plan_lone(small);
+    EXPECT_EQ(only.margin_gaps, gpu.aims_at_flash_network(small, small) ? sampled_margin_gaps(2048, only.buckets, 8) : 2u);
+    if(wide_class) EXPECT_EQ(only.margin_gaps, 3u);
     EXPECT_EQ(gpu.plan_segment(segment_range{0, 327680}, large, 2).margin_gaps, 2u);
     const auto refused = keys::make_planner(plan, 132, true, 396); // no flash network class
     EXPECT_EQ(refused.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2).margin_gaps, 2u);
