@@ -89,8 +89,9 @@ HIPFLASHSORT_HOST_DEVICE constexpr bool stat_is_minimum(unsigned int w)
 /// round's min/max pass reads one key per 512 bytes (u32: every 128th, a 32-byte sector
 /// in 16) and at most about 2048 keys per segment, instead of every key (4 of a pair's 16 bytes
 /// per round, and a DRAM pass of its own); segments that would give fewer than 128 samples are
-/// read whole. Widened by two sample gaps on each side, the sample's range holds nearly all of
-/// uniform keys; those outside it go to the end buckets (partition_classifier).
+/// read whole. Widened by two sample gaps or more on each side (sampled_margin_gaps), the sample's
+/// range holds nearly all of uniform keys; those outside it go to the end buckets
+/// (partition_classifier).
 /// H100, A/B in one call, medians of 3-5 rotated rounds, exact first round -> sampled, Gkeys/s:
 /// device sorts of 2^28 u32 / f32 keys 37.5 / 36.1 -> 39.8 / 37.9, normal 35.7 / 33.6 -> 38.0 /
 /// 36.5, zipf 32.9 / 29.7 -> 34.7 / 34.5, sorted 38.2 / 36.2 -> 39.9 / 36.9, u32+u32 pairs 16.8
@@ -160,7 +161,7 @@ HIPFLASHSORT_HOST_DEVICE bool crowds_low(image_word_t<Key> lo, image_word_t<Key>
 }
 
 /// A segment's classifier in a partition round: flash_classifier over the measured range, and in
-/// a sampled round (the range of a sample, widened by two sample gaps on each side) the end
+/// a sampled round (the range of a sample, widened by sampled_margin_gaps on each side) the end
 /// buckets for keys outside it. Monotone in the key's order, so buckets stay ordered ranges.
 /// Images are clamped into [lo, hi] (two instructions, no branch; a no-op where the range was
 /// measured from all keys). Floats classified by value clamp their position instead, and a
