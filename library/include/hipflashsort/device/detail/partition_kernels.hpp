@@ -208,7 +208,8 @@ private:
 /// below (4096 keys), where eight gaps in every round emptied the end buckets of 2^24 keys'
 /// rounds and cost those sorts 3-5%. The planner computes it, once per segment: where the
 /// classifier, which every histogram and scatter block builds, computed it with two more
-/// divisions, the scatter of a 2^22-key sort took 2% longer (ncu, fifty-first session).
+/// divisions, the scatter of a 2^22-key sort took 2% longer (ncu; by our reading, the
+/// divisions; fifty-first session).
 HIPFLASHSORT_HOST_DEVICE unsigned int sampled_margin_gaps(std::uint64_t read, unsigned int buckets,
                                                           unsigned int most)
 {
