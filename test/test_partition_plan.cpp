@@ -43,25 +43,16 @@ struct plan_check
     {
     }
 
-    /// The rules of a runner for an H200 (132 multiprocessors, 396 resident scatter blocks) that
-    /// granted the dynamic flash classes and the flash network class.
-    static planner_type network_planner(const plan_type& plan)
-    {
-        runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, 132};
-        std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, &granted_kernel);
-        runner.scatter_blocks = 396;
-        runner.flash_network = &network_kernel;
-        return runner.planner();
-    }
-
     /// The rules of a runner for a GPU of `multiprocessors` that granted the dynamic flash
-    /// classes or none, and holds `resident` scatter blocks at once.
+    /// classes or none, holds `resident` scatter blocks at once, and granted the flash network
+    /// class where `network`.
     static planner_type make_planner(const plan_type& plan, int multiprocessors, bool granted,
-                                     unsigned int resident = 0)
+                                     unsigned int resident = 0, bool network = false)
     {
         runner_type runner{plan, nullptr, nullptr, nullptr, hipflashsort::order::ascending, 0, multiprocessors};
         std::fill_n(runner.dynamic_flash, config::dynamic_flash_classes, granted ? &granted_kernel : nullptr);
         runner.scatter_blocks = resident;
+        if(network) runner.flash_network = &network_kernel;
         return runner.planner();
     }
 
@@ -342,7 +333,7 @@ TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
     const bool wide_class = keys::config::flash_network_capacity == 16384;
     const std::uint64_t huge = std::uint64_t(1) << 28, large = std::uint64_t(1) << 24, small = std::uint64_t(1) << 22;
     const keys::plan_type plan(huge, 1);
-    const auto gpu = keys::network_planner(plan);
+    const auto gpu = keys::make_planner(plan, 132, true, 396, true); // as on an H200
     ASSERT_TRUE(gpu.flash_network);
     EXPECT_EQ(gpu.plan_lone(huge).margin_gaps, 2u);
     EXPECT_NE(gpu.plan_lone(huge).group_keys, 0u);
