@@ -3,6 +3,7 @@
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_BUCKET_CLASSIFIER_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_BUCKET_CLASSIFIER_HPP_
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -196,10 +197,13 @@ struct flash_classifier
     /// rounding to nearest is symmetric, and saves a second subtraction and a select per key.
     HIPFLASHSORT_HOST_DEVICE real position_of(const Key& k) const { return (k - origin) * scale; }
 
-    /// The bucket of a position at least 0 (from position_of).
+    /// The bucket of a position at least 0 (from position_of). A NaN or a position past the
+    /// last bucket gives the last (fmin returns the number). A minimum and a conversion, where a
+    /// compare, a conversion and a select did the same (H200, 2^28 f32 uniform sorts +1.4%, four
+    /// rotated rounds, fifty-second session).
     HIPFLASHSORT_HOST_DEVICE unsigned int value_bucket_at(real position) const
     {
-        return position < real(buckets) ? static_cast<unsigned int>(position) : buckets - 1;
+        return static_cast<unsigned int>(fmin(position, real(buckets - 1)));
     }
 
     /// A distance's logarithm, monotone in it: the bits of the distance as a float, shifted so
