@@ -637,6 +637,37 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
     }
 }
 
+// Float zeros in the flash network classes, which classify by lossless images (-0 below +0): the
+// buckets can part the -0 / +0 run, and the sort must still give it in input order. Segments of
+// zeros alone (two images, a bucket each), and zeros between the two extreme NaNs (the full
+// image range, whose middle bucket boundary falls between -0 and +0).
+TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    using codec = hipflashsort::radix_key_codec<float>;
+    const std::size_t pattern[] = {4097, 16384, 24577, 65536, 8193, 50001};
+    std::mt19937 rng(94);
+    segment_list<float> l;
+    for(std::size_t segment = 0; segment < wide_class_segments() + 6; segment++)
+    {
+        const std::size_t size = pattern[segment % 6];
+        std::vector<float> seg;
+        for(std::size_t i = 0; i < size; i++) seg.push_back(rng() % 2 ? -0.0f : 0.0f);
+        if(segment % 2 == 1)
+        {
+            seg[rng() % size] = codec::from_bits(0xffffffffu); // -NaN, the smallest image
+            seg[rng() % size] = codec::from_bits(0x7fffffffu); // +NaN, the largest
+            for(std::size_t i = rng() % 7; i < size; i += 7) seg[i] = float(rng() % 1000) - 500.0f;
+        }
+        l.add(seg);
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented_input<float, int, false>(l.keys, l.begins, l.ends, ord, false);
+        check_segmented_input<float, int, false>(l.keys, l.begins, l.ends, ord, true);
+    }
+}
+
 // Pairs between the wavefront networks and the partition: the block network on composites up to
 // 1024, block_flash_sort, then flash_network_pair_sort (keys staged with their input positions
 // by atomics, composites sorted per bucket, values read by position). Equal keys (few unique,
