@@ -639,25 +639,32 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
 
 // Float zeros in the flash network classes, which classify by lossless images (-0 below +0): the
 // buckets can part the -0 / +0 run, and the sort must still give it in input order. Segments of
-// zeros alone (two images, a bucket each), and zeros between the two extreme NaNs (the full
-// image range, whose middle bucket boundary falls between -0 and +0).
+// zeros alone (two images, a bucket each), and zeros among other keys between the two extreme
+// NaNs: the full image range, whose middle bucket boundary falls between -0 and +0 where the
+// bucket count is even (size / 96 buckets: 100, 300, 500). Half the segments take the wide class.
 TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
 {
-    HIPFLASHSORT_REQUIRE_GPU();
     using codec = hipflashsort::radix_key_codec<float>;
-    const std::size_t pattern[] = {4097, 16384, 24577, 65536, 8193, 50001};
+    for(const order ord : {order::ascending, order::descending})
+    {
+        const auto c = hipflashsort::detail::flash_classifier<float>::make(0u, ~0u, 100, ord);
+        EXPECT_NE(c(-0.0f, codec::lossless_image(-0.0f, ord)), c(0.0f, codec::lossless_image(0.0f, ord)));
+    }
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {4097, 9600, 24577, 28800, 16384, 48000};
     std::mt19937 rng(94);
     segment_list<float> l;
-    for(std::size_t segment = 0; segment < wide_class_segments() + 6; segment++)
+    for(std::size_t segment = 0; segment < 2 * wide_class_segments() + 12; segment++)
     {
         const std::size_t size = pattern[segment % 6];
         std::vector<float> seg;
         for(std::size_t i = 0; i < size; i++) seg.push_back(rng() % 2 ? -0.0f : 0.0f);
         if(segment % 2 == 1)
         {
-            seg[rng() % size] = codec::from_bits(0xffffffffu); // -NaN, the smallest image
-            seg[rng() % size] = codec::from_bits(0x7fffffffu); // +NaN, the largest
             for(std::size_t i = rng() % 7; i < size; i += 7) seg[i] = float(rng() % 1000) - 500.0f;
+            const std::size_t at = rng() % (size - 1);
+            seg[at] = codec::from_bits(0xffffffffu);     // -NaN, the smallest image
+            seg[at + 1] = codec::from_bits(0x7fffffffu); // +NaN, the largest
         }
         l.add(seg);
     }
