@@ -859,6 +859,37 @@ TEST(SegmentedSort, SampledRangesMissTheKeys)
     }
 }
 
+// Direct segments (an image per bucket) of a sampled round are final in that round where its
+// scatter does not read keys_out: a cluster of 300 values, an extreme key and a few random ones
+// (the cluster's bucket of the first round is a direct segment of the second), and a few keys
+// just outside the cluster, which the sample misses and the end buckets take with other images
+// (such a segment is not final). Keys twice and in place, pairs with their input positions.
+TEST(DeviceSort, DirectSegmentsFinalInTheirRound)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = (std::size_t(1) << 23) + 7;
+    std::uint64_t seed = 5200;
+    for(const bool spill : {false, true})
+    {
+        std::mt19937_64 rng(seed++);
+        std::vector<std::uint32_t> keys(n);
+        for(std::uint32_t& k : keys) k = rng() % 4096 == 0 ? static_cast<std::uint32_t>(rng()) : 1000u + rng() % 300;
+        keys[n / 2] = 0xffffffffu;
+        if(spill)
+        {
+            for(int i = 0; i < 40; i++) keys[rng() % n] = i % 2 ? 999u - rng() % 3 : 1300u + rng() % 3;
+        }
+        const std::string what = spill ? "cluster with keys outside the sample" : "cluster";
+        for(const order ord : {order::ascending, order::descending})
+        {
+            for(const bool in_place : {false, true}) check_keys_twice(keys, ord, in_place, what);
+            check_device_pairs(keys, ord, what.c_str());
+        }
+    }
+    for(const order ord : {order::ascending, order::descending})
+        check_keys_twice<std::uint32_t>(n, distribution::outlier, ord, false, seed++);
+}
+
 // Extreme keys on the sample grid of a sampled round (trim_outlying_samples leaves them out of
 // the sampled range): f32 keys of [0, 1000) with FLT_MAX at the middle, -inf first and a few
 // NaNs; u32 keys below 2^20 with the largest key at the middle and in a few other places.

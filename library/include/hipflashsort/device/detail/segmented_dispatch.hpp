@@ -594,8 +594,9 @@ struct segmented_runner
                                     mailbox.device};
         clear_flag(mailbox);
         partition_offsets_kernel<block, max_buckets>
-            <<<dim3(static_cast<unsigned int>(n_segs), column_groups + 1), block, 0, stream>>>(segs, stats, matrix,
-                                                                                                next, groups, binning);
+            <<<dim3(static_cast<unsigned int>(n_segs), column_groups + 1), block, 0, stream>>>(
+                segs, stats, matrix, next, groups, binning,
+                keys_in != keys_out && (!has_values<Value> || values_in != values_out));
         chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<grid, block, 0, stream>>>(
             totals, chunks, segs, stats, matrix, next, groups, keys_in, keys_dst, keys_out, values_in, values_dst,
             values_out, ord);
