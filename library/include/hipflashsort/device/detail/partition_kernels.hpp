@@ -65,7 +65,8 @@ using image_word_t = wide_image_t<typename radix_key_codec<Key>::bit_key_type>;
 /// largest image, the sum of magnitude_bits and how many keys it read: all, or a sample), then,
 /// where a sampled round needs it (needs_exact_range), the smallest and largest image of all its
 /// keys (chunk_histogram_kernel), then, in a sampled round, bounds of the samples inside the
-/// sample's ends (trim_outlying_samples).
+/// sample's ends (trim_outlying_samples), then whether each image has a bucket of its own
+/// (chunk_histogram_kernel, for segment_is_final).
 constexpr unsigned int segment_stat_words = 9;
 enum segment_stat : unsigned int
 {
@@ -599,7 +600,8 @@ __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const round_
     // Direct buckets count only where the keys outside the classifier's range are looked for:
     // a sample's range trimmed of outlying samples can be direct while the sample spans the
     // buckets, and then no exact range is measured.
-    const bool direct = classify.inner.by_image.direct && !classify.inner.by_value && (exact || mine[stat_read] >= size);
+    const bool direct
+        = classify.inner.by_image.direct && !classify.inner.by_value && (exact || mine[stat_read] >= size);
     if(exact)
     {
         word lo = ~word(0), hi = 0;
