@@ -340,6 +340,8 @@ private:
         std::uint32_t* const negatives = negative_mask();
         for(unsigned int w = threadIdx.x; w < mask_words; w += BlockSize) zeros[w] = negatives[w] = 0;
         syncthreads();
+        // Order images here, not image()'s lossless ones: -0 and +0 are both zeros, and the keys
+        // below zero are those below both.
         const std::uint32_t zero_image = codec::order_image(Key(0), ord);
         bool zero = false;
         for_each_striped<BlockSize, items>(in, size, [&](unsigned int p, const Key& key) {
