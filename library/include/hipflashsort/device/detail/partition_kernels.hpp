@@ -1102,7 +1102,7 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const round_totals* totals, const partition_chunk* chunks, const partition_segment* segments,
     const std::uint64_t* stats, const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups,
     const Key* keys_in, Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out,
-    order ord)
+    order ord, bool direct_final)
 {
     using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
     constexpr unsigned int tile = scatter::tile;
@@ -1110,7 +1110,6 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const bool direct_final = keys_in != keys_out && (!has_values<Value> || values_in != values_out);
     const bool done = segment_is_final(stats, s, c.segment, direct_final);
     scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord),
                   segment_is_grouped(s, stats, c.segment), ord);
