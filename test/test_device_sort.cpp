@@ -675,6 +675,67 @@ TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
     }
 }
 
+/// A segment of n keys for FlashNetworkHeavyValues: spread over [0, range) in steps of `step`,
+/// except that `heavy` values (each about a quarter of the keys: above the networks' 1024 from
+/// 4097 keys on) take the positions drawn for them.
+template <class Key>
+std::vector<Key> heavy_segment(std::size_t n, std::uint32_t range, Key step, const std::vector<Key>& heavy,
+                               std::mt19937& rng)
+{
+    std::vector<Key> seg(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        const std::uint32_t pick = static_cast<std::uint32_t>(rng());
+        seg[i] = pick % 8 < 2 * heavy.size() ? heavy[pick % 8 / 2] : static_cast<Key>(Key(pick % range) * step);
+    }
+    return seg;
+}
+
+// Heavy values in the flash network class (segments of 4097-16384 keys): each fills its bucket
+// beyond the networks' 1024 keys, so the segment goes back to the partition, whose rounds split
+// it until the heavy values' segments are constant. Their buckets span few images, or many (the
+// lone far key). Floats: ±0 heavy among denormals (consecutive lossless images about zero), and a
+// NaN that widens the range by image. Narrow keys: 16 bits (buckets of hundreds of images) and 8
+// bits (one or two).
+// (Written for the fifty-third session's counted buckets, whose first two forms passed it;
+// data/session53_counted_buckets.patch.)
+TEST(SegmentedSort, FlashNetworkHeavyValues)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t sizes[] = {4097, 8192, 12345, 16383, 16384, 6000};
+    using codec = hipflashsort::radix_key_codec<float>;
+    std::mt19937 rng(95);
+    segment_list<std::uint32_t> u;
+    segment_list<float> f;
+    segment_list<std::uint16_t> h;
+    segment_list<std::int8_t> c;
+    for(std::size_t segment = 0; segment < 18; segment++)
+    {
+        const std::size_t n = sizes[segment % 6];
+        std::vector<std::uint32_t> us = heavy_segment<std::uint32_t>(n, 60000, 1, {17, 30000, 59999}, rng);
+        if(segment % 3 == 2) us[rng() % n] = 0xfffffff0u; // buckets of about 2^25 images
+        u.add(us);
+        // Denormals of either sign: consecutive images about zero, and in value.
+        std::vector<float> fs;
+        for(std::uint32_t bits : heavy_segment<std::uint32_t>(n, 30000, 1, {0, 0x80000000u, 1234}, rng))
+            fs.push_back(codec::from_bits(bits % 2 == 1 && segment % 2 == 0 ? bits | 0x80000000u : bits));
+        if(segment % 3 == 1) fs[rng() % n] = std::numeric_limits<float>::quiet_NaN();
+        f.add(fs);
+        h.add(heavy_segment<std::uint16_t>(n, 65536, 1, {0, 40000, 65535}, rng));
+        c.add(heavy_segment<std::int8_t>(n, 256, 1, {-128, 3, 127}, rng));
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool in_place : {false, true})
+        {
+            check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, in_place);
+            check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, in_place);
+            check_segmented_input<std::uint16_t, int, false>(h.keys, h.begins, h.ends, ord, in_place);
+            check_segmented_input<std::int8_t, int, false>(c.keys, c.begins, c.ends, ord, in_place);
+        }
+    }
+}
+
 // Pairs between the wavefront networks and the partition: the block network on composites up to
 // 1024, block_flash_sort, then flash_network_pair_sort (keys staged with their input positions
 // by atomics, composites sorted per bucket, values read by position). Equal keys (few unique,
