@@ -676,8 +676,8 @@ TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
 }
 
 /// A segment of n keys for FlashNetworkHeavyValues: spread over [0, range) in steps of `step`,
-/// except that `heavy` values (each about a quarter of the keys: above the networks' 1024 from
-/// 4097 keys on) take the positions drawn for them.
+/// except that `heavy` values (up to three, each about a quarter of the keys: about the networks'
+/// 1024 at 4097 keys, well above it in the larger segments) take the positions drawn for them.
 template <class Key>
 std::vector<Key> heavy_segment(std::size_t n, std::uint32_t range, Key step, const std::vector<Key>& heavy,
                                std::mt19937& rng)
@@ -695,8 +695,8 @@ std::vector<Key> heavy_segment(std::size_t n, std::uint32_t range, Key step, con
 // beyond the networks' 1024 keys, so the segment goes back to the partition, whose rounds split
 // it until the heavy values' segments are constant. Their buckets span few images, or many (the
 // lone far key). Floats: ±0 heavy among denormals (consecutive lossless images about zero), and a
-// NaN that widens the range by image. Narrow keys: 16 bits (buckets of hundreds of images) and 8
-// bits (one or two).
+// NaN that widens the range by image. Narrow keys: 16 and 8 bits, whose buckets span fewer
+// images.
 // (Written for the fifty-third session's counted buckets, whose first two forms passed it;
 // data/session53_counted_buckets.patch.)
 TEST(SegmentedSort, FlashNetworkHeavyValues)
