@@ -675,18 +675,17 @@ TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
     }
 }
 
-/// A segment of n keys for FlashNetworkHeavyValues: spread over [0, range) in steps of `step`,
-/// except that `heavy` values (up to three, each about a quarter of the keys: about the networks'
-/// 1024 at 4097 keys, well above it in the larger segments) take the positions drawn for them.
+/// A segment of n keys for FlashNetworkHeavyValues: spread over [0, range), except that `heavy`
+/// values (up to three, each about a quarter of the keys: about the networks' 1024 at 4097 keys,
+/// well above it in the larger segments) take the positions drawn for them.
 template <class Key>
-std::vector<Key> heavy_segment(std::size_t n, std::uint32_t range, Key step, const std::vector<Key>& heavy,
-                               std::mt19937& rng)
+std::vector<Key> heavy_segment(std::size_t n, std::uint32_t range, const std::vector<Key>& heavy, std::mt19937& rng)
 {
     std::vector<Key> seg(n);
     for(std::size_t i = 0; i < n; i++)
     {
         const std::uint32_t pick = static_cast<std::uint32_t>(rng());
-        seg[i] = pick % 8 < 2 * heavy.size() ? heavy[pick % 8 / 2] : static_cast<Key>(Key(pick % range) * step);
+        seg[i] = pick % 8 < 2 * heavy.size() ? heavy[pick % 8 / 2] : static_cast<Key>(pick % range);
     }
     return seg;
 }
@@ -712,17 +711,17 @@ TEST(SegmentedSort, FlashNetworkHeavyValues)
     for(std::size_t segment = 0; segment < 18; segment++)
     {
         const std::size_t n = sizes[segment % 6];
-        std::vector<std::uint32_t> us = heavy_segment<std::uint32_t>(n, 60000, 1, {17, 30000, 59999}, rng);
+        std::vector<std::uint32_t> us = heavy_segment<std::uint32_t>(n, 60000, {17, 30000, 59999}, rng);
         if(segment % 3 == 2) us[rng() % n] = 0xfffffff0u; // buckets of about 2^25 images
         u.add(us);
         // Denormals of either sign: consecutive images about zero, and in value.
         std::vector<float> fs;
-        for(std::uint32_t bits : heavy_segment<std::uint32_t>(n, 30000, 1, {0, 0x80000000u, 1234}, rng))
+        for(std::uint32_t bits : heavy_segment<std::uint32_t>(n, 30000, {0, 0x80000000u, 1234}, rng))
             fs.push_back(codec::from_bits(bits % 2 == 1 && segment % 2 == 0 ? bits | 0x80000000u : bits));
         if(segment % 3 == 1) fs[rng() % n] = std::numeric_limits<float>::quiet_NaN();
         f.add(fs);
-        h.add(heavy_segment<std::uint16_t>(n, 65536, 1, {0, 40000, 65535}, rng));
-        c.add(heavy_segment<std::int8_t>(n, 256, 1, {-128, 3, 127}, rng));
+        h.add(heavy_segment<std::uint16_t>(n, 65536, {0, 40000, 65535}, rng));
+        c.add(heavy_segment<std::int8_t>(n, 256, {-128, 3, 127}, rng));
     }
     for(const order ord : {order::ascending, order::descending})
     {
