@@ -1004,6 +1004,73 @@ TEST(DeviceSort, FewSetBitsOverSampledRounds)
     }
 }
 
+/// Sorts pairs whose values are their input positions with the keys in place, and the values in
+/// place or into a poisoned buffer, and checks both against the stable reference.
+template <class Key>
+void check_pairs_keys_in_place(const std::vector<Key>& keys, order ord, bool values_in_place, const char* what)
+{
+    const std::size_t n = keys.size();
+    std::vector<std::uint32_t> index(n), expected_index(n);
+    for(std::size_t i = 0; i < n; i++) index[i] = expected_index[i] = static_cast<std::uint32_t>(i);
+    std::vector<Key> expected = keys;
+    test_utils::reference_sort(expected, &expected_index, 0, n, ord);
+    device_buffer<Key> d_keys(n);
+    device_buffer<std::uint32_t> d_values(n), d_moved(n);
+    HIP_CHECK(d_keys.upload(keys));
+    HIP_CHECK(d_values.upload(index));
+    HIP_CHECK(d_moved.poison());
+    std::uint32_t* values_out = values_in_place ? d_values.ptr : d_moved.ptr;
+    std::size_t bytes = 0;
+    HIP_CHECK(hipflashsort::sort_pairs(nullptr, bytes, d_keys.ptr, d_keys.ptr, d_values.ptr, values_out, n, ord));
+    device_buffer<char> temp(bytes);
+    HIP_CHECK(hipflashsort::sort_pairs(temp.ptr, bytes, d_keys.ptr, d_keys.ptr, d_values.ptr, values_out, n, ord));
+    HIP_CHECK(hipDeviceSynchronize());
+    std::vector<Key> got;
+    std::vector<std::uint32_t> got_index;
+    HIP_CHECK(d_keys.download(got));
+    HIP_CHECK((values_in_place ? d_values : d_moved).download(got_index));
+    const bool desc = ord == order::descending;
+    ASSERT_EQ(test_utils::first_mismatch(got, expected), -1) << what << " desc=" << desc;
+    ASSERT_EQ(test_utils::first_mismatch(got_index, expected_index), -1) << what << " desc=" << desc;
+}
+
+// A partition round that reads keys_out (and values_out) leaves its constant segments where they
+// lie, as their scatter would copy each item onto itself. Keys of few set bits and one value with
+// rare others, which give constant segments in later rounds, and one value alone, constant in the
+// first round (which reads keys_out in place). Pairs with the keys in place and the values in
+// place or moved (then the values must still be copied), keys alone in place; u32, and f32 with
+// zeros of both signs (their input order must survive).
+TEST(DeviceSort, ConstantSegmentsLeftInPlace)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = 2 * hipflashsort::detail::segmented_config<float, int>::sampled_round_keys + 3;
+    std::mt19937_64 rng(9700);
+    std::vector<std::uint32_t> u(n), one(n, 0x9e3779b9u), same(n, 0x9e3779b9u);
+    std::vector<float> f(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        const std::uint64_t bits = rng() & rng() & rng();
+        u[i] = static_cast<std::uint32_t>(bits);
+        const float magnitude = static_cast<float>(static_cast<double>(bits >> 11) / 9007199254740992.0);
+        f[i] = rng() % 4 == 0 ? -magnitude : magnitude;
+        if(rng() % 65536 == 0) one[i] = static_cast<std::uint32_t>(rng());
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool values_in_place : {true, false})
+        {
+            check_pairs_keys_in_place(u, ord, values_in_place, "u32, few set bits");
+            check_pairs_keys_in_place(f, ord, values_in_place, "f32, few set bits, signed");
+            check_pairs_keys_in_place(one, ord, values_in_place, "one value, rare others");
+            check_pairs_keys_in_place(same, ord, values_in_place, "one value");
+        }
+        check_keys_twice(u, ord, true, "u32, few set bits");
+        check_keys_twice(f, ord, true, "f32, few set bits, signed");
+        check_keys_twice(one, ord, true, "one value, rare others");
+        check_keys_twice(same, ord, true, "one value");
+    }
+}
+
 // A partition round lists its buckets by class before its scatter has moved them, so a bucket of
 // one key is sorted by the smallest class instead of being copied by the binning: two clusters at
 // the ends of the range (partitioned again) with 60 single keys spread between them, whose

@@ -1111,6 +1111,12 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
     const bool done = segment_is_final(stats, s, c.segment, direct_final);
+    // Where the round reads keys_out (and values_out), a final segment is a constant one (direct
+    // segments are final only elsewhere) whose one bucket at identity positions would copy each
+    // item onto itself: it is already in place and in order.
+    const bool in_place = static_cast<const void*>(keys_in) == keys_out
+                          && (!has_values<Value> || static_cast<const void*>(values_in) == values_out);
+    if(done && in_place) return;
     scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord),
                   segment_is_grouped(s, stats, c.segment), ord);
     Key* keys_dst = done ? keys_out : keys_tmp;
