@@ -350,6 +350,37 @@ TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
     EXPECT_EQ(refused.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2).margin_gaps, 2u);
 }
 
+// A late round (after the second) gives each segment up to one_round_limit the most buckets, at
+// most one per partition_bucket_target keys and at least two; larger segments keep their rule.
+TEST(PartitionPlan, LateRoundsTakeTheMostBuckets)
+{
+    using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
+    using pairs = plan_check<std::uint64_t, std::uint64_t>;
+    const std::uint64_t huge = std::uint64_t(1) << 28;
+    const keys::plan_type key_plan(huge, 1);
+    const pairs::plan_type pair_plan(huge, 1);
+    auto key_rules = keys::make_planner(key_plan, 132, true, 396, true);
+    auto pair_rules = pairs::make_planner(pair_plan, 132, true, 396);
+    const std::uint64_t target = keys::config::partition_bucket_target;
+    const std::uint64_t sizes[] = {65536, 20000, 3 * target, 100};
+    std::vector<unsigned int> early;
+    for(const std::uint64_t size : sizes) early.push_back(key_rules.buckets_for(size, huge));
+    const std::uint64_t beyond = key_rules.one_round_limit() + 1;
+    const unsigned int beyond_early = key_rules.buckets_for(beyond, huge);
+    key_rules.late = pair_rules.late = true;
+    EXPECT_EQ(key_rules.buckets_for(65536, huge), keys::config::partition_buckets);
+    EXPECT_NE(key_rules.buckets_for(65536, huge), early[0]);
+    EXPECT_EQ(key_rules.buckets_for(20000, huge), 20000 / target);
+    EXPECT_EQ(key_rules.buckets_for(3 * target, huge), 3u);
+    EXPECT_EQ(key_rules.buckets_for(100, huge), 2u);
+    EXPECT_EQ(key_rules.buckets_for(beyond, huge), beyond_early);
+    const std::uint64_t pair_large = pair_rules.one_round_limit(pairs::config::partition_buckets) + 1;
+    if(pair_large <= pair_rules.one_round_limit())
+        EXPECT_EQ(pair_rules.buckets_for(pair_large, huge), pairs::config::partition_max_buckets);
+    for(const std::uint64_t size : sizes)
+        EXPECT_LE(std::uint64_t(key_rules.buckets_for(size, huge)), std::max<std::uint64_t>(size / target, 2));
+}
+
 // Chunks of a round of several segments: 16 per resident scatter block for 8-byte items, 8 for
 // other items, and at least two tiles in rounds of more than 8 tiles per resident block; a lone
 // segment takes one chunk per resident block.

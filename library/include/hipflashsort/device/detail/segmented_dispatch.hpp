@@ -551,15 +551,16 @@ struct segmented_runner
     /// blocks that the round's segments make about eight blocks per multiprocessor, up to one
     /// wavefront per bucket column (a loop covers any rest). A lone segment's plan is known here
     /// exactly (the device sort's first round, which at small sizes is bound by what the host
-    /// issues): its grids are exact.
+    /// issues): its grids are exact. `late`: a round after the second (partition_planner::late).
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
-                         Value* values_dst, bool sampled)
+                         Value* values_dst, bool sampled, bool late)
     {
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
         constexpr unsigned int max_buckets = config::partition_max_buckets;
         const std::uint64_t n_segs = large.size();
-        const partition_planner<Key, Value> rules = planner();
+        partition_planner<Key, Value> rules = planner();
+        rules.late = late;
         const round_layout l = layout();
         auto* totals = at<round_totals>(l.totals);
         auto* stats = at<std::uint64_t>(l.stats);
@@ -649,7 +650,7 @@ struct segmented_runner
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             const bool sampled = round < config::sampled_rounds && plan.keys >= config::sampled_round_keys;
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled));
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, round >= 2));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
