@@ -350,8 +350,9 @@ TEST(PartitionPlan, WideMarginsOnlyWhereBucketsAimAtTheFlashNetwork)
     EXPECT_EQ(refused.plan_segment(segment_range{0, std::uint64_t(1) << 21}, huge, 2).margin_gaps, 2u);
 }
 
-// A late round (after the second) gives each segment up to one_round_limit the most buckets, at
-// most one per partition_bucket_target keys and at least two; larger segments keep their rule.
+// A late round (after those that uniform keys take: two for 2^28 keys, three for 2^34) gives
+// each segment up to one_round_limit the most buckets, at most one per partition_bucket_target
+// keys and at least two; larger segments keep their rule.
 TEST(PartitionPlan, LateRoundsTakeTheMostBuckets)
 {
     using keys = plan_check<std::uint32_t, hipflashsort::empty_type>;
@@ -367,6 +368,10 @@ TEST(PartitionPlan, LateRoundsTakeTheMostBuckets)
     for(const std::uint64_t size : sizes) early.push_back(key_rules.buckets_for(size, huge));
     const std::uint64_t beyond = key_rules.one_round_limit() + 1;
     const unsigned int beyond_early = key_rules.buckets_for(beyond, huge);
+    EXPECT_EQ(key_rules.uniform_rounds(key_rules.one_round_limit()), 1u);
+    EXPECT_EQ(key_rules.uniform_rounds(beyond), 2u);
+    EXPECT_EQ(key_rules.uniform_rounds(huge), 2u);
+    EXPECT_EQ(key_rules.uniform_rounds(std::uint64_t(1) << 34), 3u);
     key_rules.late = pair_rules.late = true;
     EXPECT_EQ(key_rules.buckets_for(65536, huge), keys::config::partition_buckets);
     EXPECT_NE(key_rules.buckets_for(65536, huge), early[0]);

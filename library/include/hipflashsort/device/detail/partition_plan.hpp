@@ -57,7 +57,7 @@ struct partition_planner
     unsigned int multiprocessors;
     unsigned int scatter_blocks; // scatter blocks the GPU holds at once
     bool flash_network;          // whether the flash network class took its LDS
-    bool late = false;           // a round after the second (buckets_for)
+    bool late = false;           // a round after those that uniform keys take (buckets_for)
 
     /// Largest segment that one round cuts into buckets averaging at most 3/4 of the largest
     /// small class: uniform keys then land every bucket in a small class. (At half the class,
@@ -93,9 +93,10 @@ struct partition_planner
     /// segments of 16384 f32 47.3 -> 55.8, of 16384 u32+u32 26.2 -> 28.0. Flash network buckets
     /// in the last round (with partition_bucket_keys 512): u32 2^28 27.4 -> 33.7, f32 normal
     /// 2^28 24.8 -> 28.2; at 2^20 (80 such buckets) 12.9 -> 10.5, hence the fill condition.
-    /// - In a late round (after the second), up to one_round_limit: the most buckets, at most one
-    ///   per partition_bucket_target keys. Uniform keys end in two rounds, so what is left is
-    ///   skewed (reduced-entropy keys took six rounds), and finer buckets split it in fewer.
+    /// - In a late round (after those that uniform keys take, uniform_rounds, and never before the
+    ///   third), up to one_round_limit: the most buckets, at most one per partition_bucket_target
+    ///   keys. What is left then is skewed (2^28 reduced-entropy keys took six rounds where
+    ///   uniform ones take two), and finer buckets split it in fewer.
     ///   H200, 2^28, two A/Bs of three rotated rounds: u32 / f32 reduced-entropy +4.6 / +5.5% and
     ///   +4.8 / +5.6%, exponential -1.4 / -0.7% and -1.1 / -0.6% (its third round, about 17% of
     ///   its keys, in finer buckets), every other case within 0.6% (fifty-fourth session).
@@ -132,6 +133,20 @@ struct partition_planner
             }
             if(!aims_within(2 * limit)) return static_cast<unsigned int>(most);
         }
+    }
+
+    /// Partition rounds that uniform keys of a sort of `size` keys take: one for each time its
+    /// segments are larger than one_round_limit (cut by buckets_for's rule for them), then the
+    /// last. Two up to about 2^31 keys of 4 bytes.
+    HIPFLASHSORT_HOST_DEVICE unsigned int uniform_rounds(std::uint64_t size) const
+    {
+        unsigned int rounds = 1;
+        for(; size > one_round_limit(); rounds++)
+        {
+            const std::uint64_t b = buckets_for(size, size);
+            size = (size + b - 1) / b;
+        }
+        return rounds;
     }
 
     /// Whether a segment of `size` keys, its round's last, aims its buckets at the flash network

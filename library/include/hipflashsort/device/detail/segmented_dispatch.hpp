@@ -551,7 +551,7 @@ struct segmented_runner
     /// blocks that the round's segments make about eight blocks per multiprocessor, up to one
     /// wavefront per bucket column (a loop covers any rest). A lone segment's plan is known here
     /// exactly (the device sort's first round, which at small sizes is bound by what the host
-    /// issues): its grids are exact. `late`: a round after the second (partition_planner::late).
+    /// issues): its grids are exact. `late`: partition_planner::late.
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
                          Value* values_dst, bool sampled, bool late)
     {
@@ -633,6 +633,8 @@ struct segmented_runner
         Key* keys_tmp = at<Key>(plan.keys_tmp);
         Value* values_tmp = has_values<Value> ? at<Value>(plan.values_tmp) : nullptr;
         round_segments large{};
+        // Rounds from this one on meet what uniform keys leave: skewed keys (partition_planner::late).
+        const unsigned int late_from = std::max(2u, planner().uniform_rounds(plan.keys));
         const Key* src = keys_in;
         const Value* vsrc = values_in;
         Key* dst = keys_tmp;
@@ -650,7 +652,7 @@ struct segmented_runner
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             const bool sampled = round < config::sampled_rounds && plan.keys >= config::sampled_round_keys;
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, round >= 2));
+            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, round >= late_from));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
