@@ -650,3 +650,31 @@ TEST(PartitionPlan, RoundSegmentsJoinTheLists)
     EXPECT_EQ(one(0).begin, 0u);
     EXPECT_EQ(one(0).end, 123456u);
 }
+
+// A round finishes direct segments only where its scatter writes neither buffer it reads, and
+// skips its final segments only where they already lie in both outputs.
+TEST(PartitionPlan, FinalSegmentsFollowTheBuffers)
+{
+    using hipflashsort::detail::final_segments;
+    int a = 0, b = 0, c = 0, d = 0;
+    const auto rule = [](const void* ki, const void* ko, const void* vi, const void* vo, bool values)
+    { return final_segments::of(ki, ko, vi, vo, values); };
+    struct expected_rule
+    {
+        final_segments got;
+        bool direct, in_place;
+    };
+    const expected_rule cases[] = {
+        {rule(&a, &b, nullptr, nullptr, false), true, false},
+        {rule(&a, &a, nullptr, nullptr, false), false, true},
+        {rule(&a, &b, &c, &d, true), true, false},
+        {rule(&a, &a, &c, &c, true), false, true},
+        {rule(&a, &b, &c, &c, true), false, false},
+        {rule(&a, &a, &c, &d, true), false, false},
+    };
+    for(unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        EXPECT_EQ(cases[i].got.direct, cases[i].direct) << i;
+        EXPECT_EQ(cases[i].got.in_place, cases[i].in_place) << i;
+    }
+}

@@ -359,19 +359,39 @@ HIPFLASHSORT_DEVICE bool segment_is_constant(const std::uint64_t* stats, const p
     return lo == hi;
 }
 
-/// Whether the scatter of `segment` is final, its keys written to keys_out and its buckets listed
-/// empty: its keys are constant, or, where `direct_final`, each of its buckets holds one image (a
-/// direct classifier over a range that holds all its keys). Such buckets were found constant
-/// only in the next round and copied there: u32 zipf 2^28 carried 125 M of its keys into a third
-/// round so. `direct_final` only where the scatter reads neither keys_out nor values_out (its
-/// writes would overwrite keys that other blocks still read). H200, four rotated rounds, 2^28:
-/// u32 zipf +13.3%, u32 outlier +53%, f32 / u32 reduced-entropy +7.1 / +2.6%, the other cases
-/// -0.8 to +0.2% (fifty-second session). Read after chunk_histogram_kernel.
+/// Which segments a round finishes in its scatter, decided once on the host from the round's
+/// buffers so that the offsets kernel (which lists a final segment's buckets empty) and the
+/// scatter agree. Constant segments are always final. `direct`: so are segments each of whose
+/// buckets holds one image (a direct classifier over a range that holds all their keys); such
+/// buckets were found constant only in the next round and copied there: u32 zipf 2^28 carried
+/// 125 M of its keys into a third round so. Only where the scatter reads neither keys_out nor
+/// values_out (its writes would overwrite keys that other blocks still read). H200, four rotated
+/// rounds, 2^28: u32 zipf +13.3%, u32 outlier +53%, f32 / u32 reduced-entropy +7.1 / +2.6%, the
+/// other cases -0.8 to +0.2% (fifty-second session). `in_place`: the scatter reads keys_out (and
+/// values_out), so a final segment, constant there, already lies in place and in order; its one
+/// bucket at identity positions would copy each item onto itself, and the scatter skips it
+/// (fifty-fourth session: f32 / u32 reduced-entropy +1.3 / +0.5%).
+struct final_segments
+{
+    bool direct;
+    bool in_place;
+
+    static final_segments of(const void* keys_in, const void* keys_out, const void* values_in,
+                             const void* values_out, bool with_values)
+    {
+        const bool keys_same = keys_in == keys_out;
+        const bool values_same = !with_values || values_in == values_out;
+        return final_segments{!keys_same && (!with_values || !values_same), keys_same && values_same};
+    }
+};
+
+/// Whether the scatter of `segment` is final: its keys go to keys_out and its buckets are listed
+/// empty (final_segments). Read after chunk_histogram_kernel.
 HIPFLASHSORT_DEVICE bool segment_is_final(const std::uint64_t* stats, const partition_segment& s,
-                                          unsigned int segment, bool direct_final)
+                                          unsigned int segment, final_segments rule)
 {
     return segment_is_constant(stats, s, segment)
-           || (direct_final && stats[segment_stat_words * segment + stat_direct] == stat_direct_buckets);
+           || (rule.direct && stats[segment_stat_words * segment + stat_direct] == stat_direct_buckets);
 }
 
 /// Entry (bucket, chunk) of a segment's count matrix, bucket-major: a bucket's counts over the
@@ -865,7 +885,7 @@ __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const part
                                                                      const std::uint64_t* stats,
                                                                      std::uint64_t* matrix, segment_range* next,
                                                                      std::uint16_t* groups, round_binning bin,
-                                                                     bool direct_final)
+                                                                     final_segments rule)
 {
     __shared__ std::uint64_t start[MaxBuckets + 1];
     const partition_segment s = segments[blockIdx.x];
@@ -877,7 +897,7 @@ __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const part
         return;
     }
     if(short_columns) scan_short_columns<BlockSize>(s, matrix);
-    const bool final = segment_is_final(stats, s, blockIdx.x, direct_final);
+    const bool final = segment_is_final(stats, s, blockIdx.x, rule);
     bucket_starts<BlockSize>(s, next + s.next_first, start);
     if(segment_is_grouped(s, stats, blockIdx.x))
         list_groups<BlockSize, MaxBuckets>(s, start, next + s.next_first, groups + s.next_first);
@@ -1102,7 +1122,7 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     const round_totals* totals, const partition_chunk* chunks, const partition_segment* segments,
     const std::uint64_t* stats, const std::uint64_t* matrix, const segment_range* next, const std::uint16_t* groups,
     const Key* keys_in, Key* keys_tmp, Key* keys_out, const Value* values_in, Value* values_tmp, Value* values_out,
-    order ord, bool direct_final)
+    order ord, final_segments rule)
 {
     using scatter = chunk_scatter<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>;
     constexpr unsigned int tile = scatter::tile;
@@ -1110,13 +1130,8 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     if(blockIdx.x >= totals->chunks) return;
     const partition_chunk c = chunks[blockIdx.x];
     const partition_segment s = segments[c.segment];
-    const bool done = segment_is_final(stats, s, c.segment, direct_final);
-    // Where the round reads keys_out (and values_out), a final segment is a constant one (direct
-    // segments are final only elsewhere) whose one bucket at identity positions would copy each
-    // item onto itself: it is already in place and in order.
-    const bool in_place = static_cast<const void*>(keys_in) == keys_out
-                          && (!has_values<Value> || static_cast<const void*>(values_in) == values_out);
-    if(done && in_place) return;
+    const bool done = segment_is_final(stats, s, c.segment, rule);
+    if(done && rule.in_place) return;
     scatter agent(lds, segment_classifier<Key>(stats, s, c.segment, s.buckets, ord),
                   segment_is_grouped(s, stats, c.segment), ord);
     Key* keys_dst = done ? keys_out : keys_tmp;

@@ -593,16 +593,14 @@ struct segmented_runner
         // The buckets skip the wide classes (limits).
         const round_binning binning{limits(false), binning_lists(), counts, counts + plan_type::listed_blocks,
                                     mailbox.device};
-        // One value for both kernels: the offsets kernel lists a segment's buckets empty exactly
-        // where the scatter writes it to keys_out.
-        const bool direct_final = keys_in != keys_out && (!has_values<Value> || values_in != values_out);
+        const final_segments rule = final_segments::of(keys_in, keys_out, values_in, values_out, has_values<Value>);
         clear_flag(mailbox);
         partition_offsets_kernel<block, max_buckets>
             <<<dim3(static_cast<unsigned int>(n_segs), column_groups + 1), block, 0, stream>>>(
-                segs, stats, matrix, next, groups, binning, direct_final);
+                segs, stats, matrix, next, groups, binning, rule);
         chunk_scatter_kernel<Key, Value, block, items, max_buckets><<<grid, block, 0, stream>>>(
             totals, chunks, segs, stats, matrix, next, groups, keys_in, keys_dst, keys_out, values_in, values_dst,
-            values_out, ord, direct_final);
+            values_out, ord, rule);
         return hipGetLastError();
     }
 
