@@ -180,6 +180,7 @@ struct partition_classifier
     word lo;
     word hi;
     bool sampled;
+    bool crowded; // by crowds_low's rule (make_logarithmic)
 
     HIPFLASHSORT_HOST_DEVICE unsigned int operator()(const Key& k, word image) const
     {
@@ -291,7 +292,7 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
                                    static_cast<word>(mine[stat_inner_hi]), ord);
     const bool low = crowds_low<Key>(lo, hi, mine[stat_magnitudes], read, ord);
     classifier c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::make(lo, hi, buckets, ord);
-    if(read >= size) return partition_classifier<Key>{c, lo, hi, false};
+    if(read >= size) return partition_classifier<Key>{c, lo, hi, false, low};
     bool by_value = false;
     if constexpr(radix_key_codec<Key>::is_float)
     {
@@ -317,7 +318,7 @@ HIPFLASHSORT_HOST_DEVICE partition_classifier<Key> partition_classifier_for(cons
         sampled_bounds(lo, hi, read, gaps);
         c = low ? classifier::make_logarithmic(lo, hi, buckets, ord) : classifier::by_image_only(lo, hi, buckets, ord);
     }
-    return partition_classifier<Key>{c, lo, hi, true};
+    return partition_classifier<Key>{c, lo, hi, true, low};
 }
 
 template <class Key>
@@ -595,14 +596,15 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
 
 /// Bucket counts of one chunk (LDS atomics), one column entry of its segment's matrix each, and
 /// added to the bucket's total, parked in its next-round range until partition_offsets_kernel.
-/// Where a sampled round needs it (needs_exact_range), also the segment's exact range.
+/// Where a sampled round needs it (needs_exact_range), also the segment's exact range. Sets
+/// `crowded` where the segment's integer keys crowd low (plan_partition_kernel).
 template <class Key, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const round_totals* totals,
                                                                    const partition_chunk* chunks,
                                                                    const partition_segment* segments,
                                                                    std::uint64_t* stats, const Key* keys,
                                                                    std::uint64_t* matrix, segment_range* next,
-                                                                   order ord)
+                                                                   unsigned int* crowded, order ord)
 {
     using word = image_word_t<Key>;
     __shared__ unsigned int counts[MaxBuckets];
@@ -646,6 +648,10 @@ __global__ __launch_bounds__(BlockSize) void chunk_histogram_kernel(const round_
     }
     if(direct && c.index == 0 && threadIdx.x == 0)
         atomicOr(reinterpret_cast<unsigned long long*>(mine + stat_direct), stat_direct_buckets);
+    if constexpr(!radix_key_codec<Key>::is_float)
+    {
+        if(classify.crowded && c.index == 0 && threadIdx.x == 0) atomicOr(crowded, 1u);
+    }
     __syncthreads();
     for(unsigned int b = threadIdx.x; b < s.buckets; b += BlockSize)
     {

@@ -100,6 +100,13 @@ struct partition_planner
     ///   H200, 2^28, two A/Bs of three rotated rounds: u32 / f32 reduced-entropy +4.6 / +5.5% and
     ///   +4.8 / +5.6%, exponential -1.4 / -0.7% and -1.1 / -0.6% (its third round, about 17% of
     ///   its keys, in finer buckets), every other case within 0.6% (fifty-fourth session).
+    ///   A round is late also after one that met a segment of crowded integer keys (crowds_low,
+    ///   flagged by chunk_histogram_kernel, read by plan_partition_kernel): their segments resist
+    ///   equal-width buckets too. H200, 2^28, three rotated rounds each: u32 reduced-entropy
+    ///   +3.3% (fifty-fourth session) and +3.2% (fifty-fifth), u32 zipf -0.9% and -1.0%, every
+    ///   other u32 and f32 case within 0.2%. Not for floats: f32 zipf lost 22% (its second round
+    ///   lost the buckets aimed at the flash network class), and f32 reduced-entropy gained
+    ///   nothing.
     HIPFLASHSORT_HOST_DEVICE unsigned int buckets_for(std::uint64_t size, std::uint64_t round_keys) const
     {
         const std::uint64_t most = size > one_round_limit(config::partition_buckets) ? config::partition_max_buckets
@@ -342,15 +349,20 @@ HIPFLASHSORT_DEVICE void store_batch(const partition_segment* batch, unsigned in
 /// segments, each planned by one thread and placed by block scans (first chunk, first matrix
 /// entry, first next-round bucket), the batch and its chunks written by the whole block. Also
 /// seeds each segment's statistics for chunk_min_max_kernel and clears the class counters (and
-/// the count of listing blocks) for the next round's binning (round_binning). One block
-/// suffices: a round has at most a few thousand large segments per 2^26 keys.
+/// the count of listing blocks and the crowded flag) for the next round's binning
+/// (round_binning). `crowded`, null in a sort's first round: the previous round met crowded
+/// integer keys, and this round is late (partition_planner::buckets_for). One block suffices: a
+/// round has at most a few thousand large segments per 2^26 keys.
 template <class Key, class Value, unsigned int BlockSize>
 __global__ __launch_bounds__(BlockSize) void plan_partition_kernel(partition_planner<Key, Value> planner,
                                                                   round_segments large, std::uint64_t* stats,
                                                                   partition_segment* segments,
                                                                   partition_chunk* chunks, round_totals* totals,
-                                                                  unsigned int* counters, unsigned int counter_count)
+                                                                  unsigned int* counters, unsigned int counter_count,
+                                                                  const unsigned int* crowded)
 {
+    // Read before the counters, the flag among them, are cleared at the end (after barriers).
+    if(crowded != nullptr && *crowded != 0) planner.late = true;
     __shared__ std::uint64_t scratch[block_shape<BlockSize>::waves];
     __shared__ partition_segment batch[BlockSize];
     const std::uint64_t n = large.size();

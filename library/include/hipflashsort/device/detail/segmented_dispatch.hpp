@@ -52,7 +52,9 @@ struct segmented_plan
     static constexpr unsigned int counters = max_class_lists; // the classes, the large list, the two wide lists
     // After the counters: how many of a partition round's listing blocks have binned (round_binning).
     static constexpr unsigned int listed_blocks = counters;
-    static constexpr unsigned int count_words = listed_blocks + 1; // the counters and that count
+    // After that count: whether a round met crowded integer keys (chunk_histogram_kernel).
+    static constexpr unsigned int crowded_word = listed_blocks + 1;
+    static constexpr unsigned int count_words = crowded_word + 1; // the counters and both words
     static_assert(config::classes <= max_size_classes, "one limit and one list per class");
 
     std::size_t keys_tmp = 0, values_tmp = 0, small_lists = 0, large_list = 0, wide_lists[wide_classes] = {},
@@ -551,9 +553,10 @@ struct segmented_runner
     /// blocks that the round's segments make about eight blocks per multiprocessor, up to one
     /// wavefront per bucket column (a loop covers any rest). A lone segment's plan is known here
     /// exactly (the device sort's first round, which at small sizes is bound by what the host
-    /// issues): its grids are exact. `late`: partition_planner::late.
+    /// issues): its grids are exact. `late`: partition_planner::late; `first`: the sort's first
+    /// round, which reads no crowded flag of an earlier one.
     hipError_t partition(const round_segments& large, const Key* keys_in, Key* keys_dst, const Value* values_in,
-                         Value* values_dst, bool sampled, bool late)
+                         Value* values_dst, bool sampled, bool late, bool first)
     {
         constexpr unsigned int block = config::partition_block;
         constexpr unsigned int items = config::partition_items_per_thread;
@@ -570,8 +573,9 @@ struct segmented_runner
         auto* next = at<segment_range>(plan.next);
         auto* groups = at<std::uint16_t>(plan.groups);
         auto* counts = at<unsigned int>(plan.counts);
-        plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(rules, large, stats, segs, chunks, totals,
-                                                                          counts, plan_type::count_words);
+        unsigned int* const crowded = counts + plan_type::crowded_word;
+        plan_partition_kernel<Key, Value, block><<<1, block, 0, stream>>>(
+            rules, large, stats, segs, chunks, totals, counts, plan_type::count_words, first ? nullptr : crowded);
         std::uint64_t chunk_grid = std::min(rules.most_chunks(n_segs), plan.chunk_capacity);
         std::uint64_t most_buckets = max_buckets;
         if(large.single != 0)
@@ -589,7 +593,7 @@ struct segmented_runner
         chunk_min_max_kernel<Key, block, items>
             <<<min_max_grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
         chunk_histogram_kernel<Key, block, items, max_buckets>
-            <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, ord);
+            <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, crowded, ord);
         // The buckets skip the wide classes (limits).
         const round_binning binning{limits(false), binning_lists(), counts, counts + plan_type::listed_blocks,
                                     mailbox.device};
@@ -650,7 +654,8 @@ struct segmented_runner
             if(large.size() == 0) return hipSuccess;
             if(scatter_blocks == 0) scatter_blocks = resident_scatter_blocks(multiprocessors);
             const bool sampled = round < config::sampled_rounds && plan.keys >= config::sampled_round_keys;
-            HIPFLASHSORT_RETURN_IF_ERROR(partition(large, src, dst, vsrc, vdst, sampled, round >= late_from));
+            HIPFLASHSORT_RETURN_IF_ERROR(
+                partition(large, src, dst, vsrc, vdst, sampled, round >= late_from, round == 0));
             // The buckets now live in dst; the buffer read this round becomes the next target.
             src = dst;
             vsrc = vdst;
