@@ -1486,3 +1486,64 @@ TEST(SortArguments, InvalidArgumentsTouchNothing)
 }
 
 } // namespace
+
+// Final segments of keys alone whose buckets each hold one image (constant segments, direct
+// ones) are written from their counts, without reading the keys: clusters of 300 consecutive
+// images (f32 above 1, f64 above 1, f32 NaNs of either sign with payloads, i16 about zero) with
+// rare far keys, u8 keys (direct from the first round), one value; and where the fill must not
+// be used, as -0 and +0 share an image and keep their input order: f32 denormals about zero with
+// zeros of both signs, and zeros alone. Both orders, keys in place and not.
+template <class Key, class Bits>
+std::vector<Key> image_cluster(std::size_t n, Bits first, unsigned int width, std::uint64_t seed, Key far)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<Key> keys(n);
+    for(Key& k : keys)
+    {
+        const Bits bits = static_cast<Bits>(first + static_cast<Bits>(rng() % width));
+        std::memcpy(&k, &bits, sizeof(Key));
+        if(rng() % 4096 == 0) k = far;
+    }
+    keys[n / 2] = far;
+    return keys;
+}
+
+TEST(DeviceSort, FinalSegmentsWrittenFromCounts)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t n = (std::size_t(1) << 22) + 3;
+    std::uint64_t seed = 5500;
+    const float big = 1e30f;
+    const std::vector<float> f32_cases[] = {
+        image_cluster<float, std::uint32_t>(n, 0x3f800000u, 300, seed++, big),  // above 1
+        image_cluster<float, std::uint32_t>(n, 0x7fc00000u, 300, seed++, big),  // +NaNs
+        image_cluster<float, std::uint32_t>(n, 0xffc00000u, 300, seed++, -big), // -NaNs
+        image_cluster<float, std::uint32_t>(n, 0x80000000u, 150, seed++, big),  // -0 and negative denormals
+    };
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool in_place : {false, true})
+        {
+            for(const auto& keys : f32_cases) check_keys_twice(keys, ord, in_place, "f32 cluster");
+            // Denormals of either sign about zero, zeros of both signs among them (the fill is refused).
+            std::vector<float> about_zero = f32_cases[3];
+            std::mt19937_64 rng(seed++);
+            for(float& k : about_zero)
+            {
+                if(rng() % 2) k = -k;
+                if(rng() % 8 == 0) k = rng() % 2 ? -0.0f : 0.0f;
+            }
+            check_keys_twice(about_zero, ord, in_place, "f32 denormals and zeros");
+            std::vector<float> zeros(n);
+            for(float& k : zeros) k = rng() % 2 ? -0.0f : 0.0f;
+            check_keys_twice(zeros, ord, in_place, "f32 zeros of both signs");
+            check_keys_twice(image_cluster<double, std::uint64_t>(n, 0x3ff0000000000000ull, 300, seed++, -1e300),
+                             ord, in_place, "f64 cluster");
+            check_keys_twice(image_cluster<std::int16_t, std::uint16_t>(n, std::uint16_t(65536 - 150), 300, seed++,
+                                                                        std::int16_t(32767)),
+                             ord, in_place, "i16 about zero");
+            check_keys_twice<std::uint8_t>(n, distribution::uniform_bits, ord, in_place, seed++);
+            check_keys_twice(std::vector<std::uint64_t>(n, 0x0123456789abcdefull), ord, in_place, "u64 one value");
+        }
+    }
+}

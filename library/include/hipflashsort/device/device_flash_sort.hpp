@@ -27,9 +27,11 @@ namespace hipflashsort {
 /// uniform keys take (two up to about 2^31 keys of 4 bytes), which only skewed keys reach, and
 /// rounds after one that met crowded integer keys, cut each segment into the most buckets (up to
 /// one per 64 keys), and a constant segment that a round reads from keys_out stays where it is.
-/// Keys of up to 4 bytes without values: a bucket that reaches the one-block flash sort already
-/// in order (sorted input: the scatter is stable) is copied, one in reverse order without a float
-/// zero reversed.
+/// Keys without values: a segment whose buckets each hold one value (constant, or one image per
+/// bucket) is written from its counts in its last round, without reading the keys again (not
+/// where a bucket may hold a float zero, whose two signs keep their input order); of up to 4
+/// bytes, a bucket that reaches the one-block flash sort already in order (sorted input: the
+/// scatter is stable) is copied, one in reverse order without a float zero reversed.
 ///
 /// - Two-phase: with temp_storage == nullptr only temp_storage_bytes is written.
 /// - Keys: u8..u64, i8..i64, float, double. keys_in may equal keys_out. size < 2^50.
