@@ -1151,16 +1151,32 @@ HIPFLASHSORT_DEVICE bool fill_final_chunk(const partition_classifier<Key>& class
         if(first <= zero && zero <= last) return false;
     }
     const segment_range* buckets = next + s.next_first;
-    for(unsigned int b = threadIdx.x / shape::wave; b < s.buckets; b += shape::waves)
+    // Each lane finds one bucket's run, the loads of a wavefront's buckets all in flight at once;
+    // then the wavefront writes the runs one after another. Where a wavefront found each run in
+    // turn, its dependent loads bound the fill: H200, 2^28, three rotated rounds, u32 / f32
+    // reduced-entropy +2.3 / +2.8%, few-unique +3.5 / +3.0%, all-equal +2.2 / +2.4%, every
+    // other case within 1.1% (fifty-fifth session).
+    for(unsigned int base = threadIdx.x / shape::wave * shape::wave; base < s.buckets;
+        base += shape::waves * shape::wave)
     {
-        const std::uint64_t begin = buckets[b].begin; // listed empty: its end is the next one's begin
-        const std::uint64_t end = b + 1 < s.buckets ? buckets[b + 1].begin : s.range.end;
-        const std::uint64_t from = begin + *matrix_entry(matrix, s, b, c.index);
-        const std::uint64_t to = c.index + 1 < s.chunks ? begin + *matrix_entry(matrix, s, b, c.index + 1) : end;
-        if(from == to) continue;
-        const Key key = codec::decode_lossless(
-            static_cast<typename codec::bit_key_type>(constant ? first : static_cast<word>(first + b)), ord);
-        for(std::uint64_t i = from + lane_id(); i < to; i += shape::wave) keys_out[i] = key;
+        const unsigned int b = base + lane_id();
+        std::uint64_t from = 0, to = 0;
+        if(b < s.buckets)
+        {
+            const std::uint64_t begin = buckets[b].begin; // listed empty: its end is the next one's begin
+            const std::uint64_t end = b + 1 < s.buckets ? buckets[b + 1].begin : s.range.end;
+            from = begin + *matrix_entry(matrix, s, b, c.index);
+            to = c.index + 1 < s.chunks ? begin + *matrix_entry(matrix, s, b, c.index + 1) : end;
+        }
+        for(lane_mask_type runs = ballot(from != to); runs != 0; runs &= runs - 1)
+        {
+            const int lane = static_cast<int>(__ffsll(static_cast<unsigned long long>(runs)) - 1);
+            const std::uint64_t run_from = shuffle(from, lane), run_to = shuffle(to, lane);
+            const auto image = static_cast<typename codec::bit_key_type>(
+                constant ? first : static_cast<word>(first + base + static_cast<unsigned int>(lane)));
+            const Key key = codec::decode_lossless(image, ord);
+            for(std::uint64_t i = run_from + lane_id(); i < run_to; i += shape::wave) keys_out[i] = key;
+        }
     }
     return true;
 }
