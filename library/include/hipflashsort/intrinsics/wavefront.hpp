@@ -37,6 +37,21 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int multiprocessor_lds()
 #endif
 }
 
+/// LDS of one multiprocessor of the architecture that this device compilation pass targets: 164
+/// KiB on sm_80 and sm_87, 228 KiB on sm_90 and sm_100; multiprocessor_lds() for other
+/// architectures, on AMD, and in host passes. Only for the layout of LDS that kernels alone
+/// declare (no host code takes its size), which may then differ between architectures.
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int target_multiprocessor_lds()
+{
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870)
+    return 164 * 1024;
+#elif defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+    return 228 * 1024;
+#else
+    return multiprocessor_lds();
+#endif
+}
+
 /// Most dynamic LDS one block may opt in to on the targets this build is for: a multiprocessor's
 /// LDS less 1 KiB. On NVIDIA that is the reserve the hardware keeps per block (99 KiB, what every
 /// GPU from sm_80 on grants; 227 KiB on sm_90), so that an opt-in the device refuses (sm_70: 96

@@ -178,11 +178,18 @@ HIPFLASHSORT_DEVICE unsigned int add_to_counter(std::uint16_t* wave_counters, un
     return (atomicAdd(word, amount << shift) >> shift) & 0xffffu;
 }
 
+/// Adds `amount` to a wave's 32-bit counter of `bucket` and returns its previous value.
+HIPFLASHSORT_DEVICE unsigned int add_to_counter(std::uint32_t* wave_counters, unsigned int bucket, unsigned int amount)
+{
+    return atomicAdd(wave_counters + bucket, amount);
+}
+
 /// Rank of a valid item within its peer group (the valid lanes of this round that share its
 /// bucket, `peers`) after the counter's earlier items: the lowest peer adds the group's size to
 /// the counter with one atomic and passes the counter's previous value on.
+template <class Counter>
 HIPFLASHSORT_DEVICE unsigned int rank_in_peer_group(unsigned int bucket, bool valid, lane_mask_type peers,
-                                                    std::uint16_t* wave_counters)
+                                                    Counter* wave_counters)
 {
     const unsigned int lane = lane_id();
     const unsigned int leader = valid ? static_cast<unsigned int>(__ffsll(static_cast<unsigned long long>(peers)) - 1) : lane;
@@ -194,7 +201,8 @@ HIPFLASHSORT_DEVICE unsigned int rank_in_peer_group(unsigned int bucket, bool va
 
 /// Stable rank of one item among the items of its wavefront's range that share its bucket.
 /// Lanes call this in position order (lane order within a round, rounds in order); the wave's
-/// 16-bit counters (one per bucket, in LDS, 4-byte aligned) carry the counts of earlier rounds.
+/// counters (one per bucket, in LDS: 32-bit, or 16-bit ones 4-byte aligned as add_to_counter
+/// takes them) carry the counts of earlier rounds.
 /// Returns the number of earlier items of the same bucket. All lanes of the wavefront must call
 /// it together.
 ///
@@ -203,8 +211,8 @@ HIPFLASHSORT_DEVICE unsigned int rank_in_peer_group(unsigned int bucket, bool va
 /// without a read → shuffle → write chain per round. (With the scatter's lower register use this
 /// left u32 2^28 unchanged and made f32 normal 2^28 and 4096-65536-key segments 7-9% faster on
 /// an H100; the scatter is bound by its instruction count, about 150 per key.)
-template <unsigned int BucketBits>
-HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool valid, std::uint16_t* wave_counters)
+template <unsigned int BucketBits, class Counter>
+HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool valid, Counter* wave_counters)
 {
     const lane_mask_type active = ballot(valid);
     return rank_in_peer_group(bucket, valid, match_any<BucketBits>(bucket) & active, wave_counters);
@@ -216,20 +224,19 @@ HIPFLASHSORT_DEVICE unsigned int wave_stable_rank(unsigned int bucket, bool vali
 /// stays deterministic. One LDS atomic per lane instead of BucketBits ballots; a round whose
 /// lanes all share a bucket (runs, hot values) is one peer group with one atomic, as LDS atomics
 /// to one address serialize. All lanes of the wavefront must call it together.
-template <unsigned int BucketBits>
-HIPFLASHSORT_DEVICE unsigned int wave_unordered_rank(unsigned int bucket, bool valid, std::uint16_t* wave_counters)
+template <unsigned int BucketBits, class Counter>
+HIPFLASHSORT_DEVICE unsigned int wave_unordered_rank(unsigned int bucket, bool valid, Counter* wave_counters)
 {
-    const lane_mask_type active = ballot(valid);
     const unsigned int first = shuffle(bucket, 0);
-    if(ballot(valid && bucket != first) == 0) return rank_in_peer_group(bucket, valid, active, wave_counters);
+    if(ballot(valid && bucket != first) == 0) return rank_in_peer_group(bucket, valid, ballot(valid), wave_counters);
     return valid ? add_to_counter(wave_counters, bucket, 1) : 0u;
 }
 
 /// Rank of an item among its wavefront's items of the same bucket: in input order where that
 /// order can show in the result (Ordered: pairs; or a float zero in the round, as -0 and +0 keep
 /// their input order), in the hardware's order elsewhere.
-template <unsigned int BucketBits, bool Ordered, class Key>
-HIPFLASHSORT_DEVICE unsigned int wave_rank(unsigned int bucket, bool valid, const Key& key, std::uint16_t* wave_counters)
+template <unsigned int BucketBits, bool Ordered, class Key, class Counter>
+HIPFLASHSORT_DEVICE unsigned int wave_rank(unsigned int bucket, bool valid, const Key& key, Counter* wave_counters)
 {
     using codec = radix_key_codec<Key>;
     const bool ordered = Ordered || (codec::is_float && ballot(valid && codec::shares_image(key)) != 0);

@@ -53,6 +53,12 @@ struct bucket_classifier
         return direct ? static_cast<unsigned int>(offset) : static_cast<unsigned int>(mul_hi(offset, scale));
     }
 
+    /// operator() where !direct, without the test.
+    HIPFLASHSORT_HOST_DEVICE unsigned int interpolate(Word image) const
+    {
+        return static_cast<unsigned int>(mul_hi(Word(image - min_image), scale));
+    }
+
 private:
     // buckets * 2^bits / (range + 1) < 2^bits because range >= buckets; range + 1 may overflow Word.
     HIPFLASHSORT_HOST_DEVICE static Word scale_for(Word range, unsigned int buckets)

@@ -192,6 +192,22 @@ struct partition_classifier
     }
     HIPFLASHSORT_HOST_DEVICE unsigned int buckets() const { return inner.buckets; }
 
+    /// Whether the segment takes the common classification, which plain_bucket computes without
+    /// testing the classifier's kind: integers interpolated by image over more images than
+    /// buckets, floats by value in a sampled round.
+    HIPFLASHSORT_HOST_DEVICE bool plain() const
+    {
+        if constexpr(codec::is_float) return inner.by_value && sampled;
+        else return !inner.by_log && !inner.by_image.direct;
+    }
+
+    /// operator() where plain() holds.
+    HIPFLASHSORT_HOST_DEVICE unsigned int plain_bucket(const Key& k, word image) const
+    {
+        if constexpr(codec::is_float) return clamped_value_bucket(k);
+        else return inner.by_image.interpolate(min_of(max_of(image, lo), hi));
+    }
+
 private:
     /// Selects, no branch: a NaN position (a NaN key) gives bucket 0 from the clamp below, then
     /// the end its sign orders it to (-NaN first ascending, +NaN first descending).
@@ -912,11 +928,13 @@ __global__ __launch_bounds__(BlockSize) void partition_offsets_kernel(const part
     bin_next_round<BlockSize>(s, next + s.next_first, bin);
 }
 
-/// LDS of the scatter: per-bucket output cursors, the wavefronts' 16-bit bucket counters and the
-/// tile staged in bucket order.
-template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
-struct scatter_storage
+/// LDS of the scatter: per-bucket output cursors, the wavefronts' bucket counters (of type
+/// Counter) and the tile staged in bucket order.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets,
+          class Counter>
+struct scatter_storage_of
 {
+    using counter_type = Counter;
     // Output position of the bucket's first key of this tile, minus the bucket's first slot in
     // the staged tile: a staged key at `slot` goes to cursor[bucket] + slot.
     std::uint64_t cursor[MaxBuckets];
@@ -924,12 +942,35 @@ struct scatter_storage
     std::uint32_t previous_end[MaxBuckets];
     // Each bucket's group, where the segment's buckets are grouped (list_groups).
     std::uint16_t group_of[MaxBuckets];
-    // 16-bit counters in 32-bit words: wave_stable_rank adds to two counters per LDS atomic.
-    std::uint32_t counter_words[block_shape<BlockSize>::waves * MaxBuckets / 2];
+    // 16-bit counters sit two to a 32-bit word, which add_to_counter's atomics update.
+    alignas(4) Counter counters[block_shape<BlockSize>::waves * MaxBuckets];
     Key keys[BlockSize * ItemsPerThread];
     Value values[has_values<Value> ? BlockSize * ItemsPerThread : 1];
     std::uint32_t scan_scratch[block_shape<BlockSize>::waves];
 };
+
+/// Scatter blocks that `bytes` of static LDS each leave resident on a multiprocessor (at most
+/// the kernel's three).
+HIPFLASHSORT_HOST_DEVICE constexpr unsigned int scatter_blocks_in_lds(unsigned int bytes)
+{
+    return target_multiprocessor_lds() / bytes < 3 ? target_multiprocessor_lds() / bytes : 3u;
+}
+
+/// The scatter's LDS, with 32-bit counters where they fit the static LDS and leave as many
+/// blocks resident as 16-bit ones. A 32-bit counter takes an atomic on its own address; a 16-bit
+/// one a shift and mask of its word's half before and after it. H200, three rotated rounds against
+/// 16-bit counters, both with chunk_scatter's whole tiles and plain classifiers (fifty-sixth
+/// session): 2^28 f32 / u32 uniform +0.9 / -0.0%, reduced-entropy +2.1 / -0.2%, sorted +2.9 /
+/// +2.9%; 2^24 +2.0 / +1.0%; u64 2^27 +1.8%.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+using scatter_storage = std::conditional_t<
+    sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint32_t>) <= 48 * 1024
+        && scatter_blocks_in_lds(sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets,
+                                                           std::uint32_t>))
+               >= scatter_blocks_in_lds(
+                   sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint16_t>)),
+    scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint32_t>,
+    scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint16_t>>;
 
 /// Stable scatter of one chunk into its segment's buckets (or bucket groups: below, bucket means
 /// either), tile by tile: rank each item within the tile per wavefront (input order), scan the
@@ -938,9 +979,21 @@ struct scatter_storage
 /// issued before the write-out, into the registers the staged tile no longer needs, so they are
 /// in flight while the block writes.
 ///
-/// Bucket and rank share one register per item, and the write-out classifies a staged key again
-/// instead of keeping a bucket per slot in LDS: three blocks of 256 fit an H100 SM (two a gfx9
-/// CU) with 16 items of 4 bytes per thread.
+/// The write-out classifies a staged key again instead of keeping a bucket per slot in LDS: three
+/// blocks of 256 fit an H100 SM (two a gfx9 CU) with 16 items of 4 bytes per thread.
+///
+/// Whole tiles (all but a chunk's last) skip the items' bound tests, and segments whose buckets
+/// are plain (partition_classifier::plain, not grouped) skip the classifier's tests of its kind,
+/// each in code of its own. With the bound test, the kind's tests (a branch, a select and a
+/// predicated group lookup per key) and bucket and rank packed into one register, ranking took
+/// about 45 of the scatter's 89 instructions per u32 key (ncu source counters, 2^28 uniform);
+/// now the scatter executes 521 M warp instructions there instead of 745 M (33 M of the saving
+/// from the 32-bit counters of scatter_storage). H200, 2^28 keys, three rotated rounds against
+/// 6e66be6, with the counters: f32 / u32 uniform +3.7 / +0.7% (at the GPU's own clocks the u32
+/// scatter, 1214 -> 1185 us, waits on memory more than on its instructions), normal +2.8 /
+/// +0.3%, reduced-entropy +7.4 / +2.3%, sorted +15.7 / +17.8%, reverse +12.8 / +13.8%,
+/// few-unique +10.5 / +8.7%; 2^24 +3.4 / +2.5%; u32+u32 pairs -0.5%, u64 +0.2% (fifty-sixth
+/// session).
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
 struct chunk_scatter
 {
@@ -952,7 +1005,8 @@ struct chunk_scatter
     static constexpr unsigned int bucket_bits = log2_ceil(MaxBuckets);
     static constexpr unsigned int buckets_per_thread = (MaxBuckets + BlockSize - 1) / BlockSize;
     static constexpr bool with_values = has_values<Value>;
-    static_assert(tile <= 65536 && MaxBuckets <= 65536 && MaxBuckets % 2 == 0, "bucket and rank share 32 bits");
+    static_assert(tile <= 65536 && MaxBuckets <= 65536 && MaxBuckets % 2 == 0,
+                  "packed, bucket and rank share 32 bits; 16-bit counters pair up in words");
 
     storage_type& lds;
     partition_classifier<Key> classify;
@@ -966,13 +1020,45 @@ struct chunk_scatter
     {
     }
 
+    /// Plain: the segment's buckets are not grouped and its classifier is plain(), so that its
+    /// kind is not tested.
+    template <bool Plain>
     HIPFLASHSORT_DEVICE unsigned int bucket_of(const Key& k) const
     {
-        const unsigned int b = classify(k, static_cast<word>(wide_image(k, ord)));
+        const auto image = static_cast<word>(wide_image(k, ord));
+        if constexpr(Plain) return classify.plain_bucket(k, image);
+        const unsigned int b = classify(k, image);
         return grouped ? lds.group_of[b] : b;
     }
+    HIPFLASHSORT_DEVICE bool plain() const { return !grouped && classify.plain(); }
     HIPFLASHSORT_DEVICE unsigned int buckets() const { return count; }
-    HIPFLASHSORT_DEVICE std::uint16_t* counters() { return reinterpret_cast<std::uint16_t*>(lds.counter_words); }
+    using counter_type = typename storage_type::counter_type;
+    HIPFLASHSORT_DEVICE counter_type* counters() { return lds.counters; }
+
+    /// Each item's bucket and rank in the tile, held from the ranks to the staging. Keys alone
+    /// hold them apart (packed, they cost a pack and an unpack per key, where the compiler held
+    /// them in two registers anyway); with values, whose registers are short, they share one as
+    /// bucket << 16 | rank (apart, u32+u32 2^28 sorts lost 5.7%).
+    struct tile_places
+    {
+        unsigned int first[ItemsPerThread];                    // bucket, or bucket << 16 | rank
+        unsigned int second[with_values ? 1 : ItemsPerThread]; // rank, unless packed
+        HIPFLASHSORT_DEVICE void set(unsigned int r, unsigned int bucket, unsigned int rank)
+        {
+            if constexpr(with_values) first[r] = bucket << 16 | rank;
+            else
+            {
+                first[r] = bucket;
+                second[r] = rank;
+            }
+        }
+        HIPFLASHSORT_DEVICE unsigned int bucket(unsigned int r) const { return with_values ? first[r] >> 16 : first[r]; }
+        HIPFLASHSORT_DEVICE unsigned int rank(unsigned int r) const
+        {
+            if constexpr(with_values) return first[r] & 0xffffu;
+            else return second[r];
+        }
+    };
     HIPFLASHSORT_DEVICE static unsigned int wave_first() { return threadIdx.x / shape::wave * span + lane_id(); }
     HIPFLASHSORT_DEVICE static unsigned int first_bucket() { return threadIdx.x * buckets_per_thread; }
 
@@ -1021,7 +1107,10 @@ struct chunk_scatter
 
     HIPFLASHSORT_DEVICE void clear_counters()
     {
-        for(unsigned int i = threadIdx.x; i < shape::waves * row / 2; i += BlockSize) lds.counter_words[i] = 0;
+        // In whole 32-bit words (row is even): 16-bit counters two at a time.
+        constexpr unsigned int per_word = sizeof(std::uint32_t) / sizeof(counter_type);
+        auto* const words = reinterpret_cast<std::uint32_t*>(lds.counters);
+        for(unsigned int i = threadIdx.x; i < shape::waves * row / per_word; i += BlockSize) words[i] = 0;
     }
 
     HIPFLASHSORT_DEVICE void load(const Key* keys_in, const Value* values_in, std::uint64_t tile_begin,
@@ -1032,18 +1121,31 @@ struct chunk_scatter
             load_tile<ItemsPerThread, shape::wave>(values_in + tile_begin, wave_first(), size, tile, v);
     }
 
-    /// Rank of each item among the tile's earlier items of its bucket, per wavefront, packed as
-    /// bucket << 16 | rank (input order only where it can show: wave_rank).
-    HIPFLASHSORT_DEVICE void rank(const Key (&k)[ItemsPerThread], unsigned int size,
-                                  unsigned int (&bucket_rank)[ItemsPerThread])
+    /// Ranks the tile's `size` items and stages them in LDS in bucket order. Whole: size is the
+    /// tile, and no item is tested against it.
+    template <bool Whole, bool Plain>
+    HIPFLASHSORT_DEVICE void place(const Key (&k)[ItemsPerThread], const Value (&v)[ItemsPerThread],
+                                   unsigned int size)
     {
-        std::uint16_t* mine = counters() + threadIdx.x / shape::wave * row;
+        tile_places places;
+        rank<Whole, Plain>(k, size, places);
+        scan_counts();
+        stage<Whole>(k, v, places, size);
+    }
+
+    /// Rank of each item among the tile's earlier items of its bucket, per wavefront, with its
+    /// bucket (input order only where it can show: wave_rank).
+    template <bool Whole, bool Plain>
+    HIPFLASHSORT_DEVICE void rank(const Key (&k)[ItemsPerThread], unsigned int size,
+                                  tile_places& places)
+    {
+        counter_type* mine = counters() + threadIdx.x / shape::wave * row;
 #pragma unroll
         for(unsigned int r = 0; r < ItemsPerThread; r++)
         {
-            const bool valid = wave_first() + r * shape::wave < size;
-            const unsigned int bucket = valid ? bucket_of(k[r]) : 0;
-            bucket_rank[r] = bucket << 16 | wave_rank<bucket_bits, with_values>(bucket, valid, k[r], mine);
+            const bool valid = Whole || wave_first() + r * shape::wave < size;
+            const unsigned int bucket = valid ? bucket_of<Plain>(k[r]) : 0;
+            places.set(r, bucket, wave_rank<bucket_bits, with_values>(bucket, valid, k[r], mine));
         }
         __syncthreads();
     }
@@ -1054,7 +1156,7 @@ struct chunk_scatter
     /// the sums, and a rewrite, about 4 instructions per counter.
     HIPFLASHSORT_DEVICE void scan_counts()
     {
-        std::uint16_t* c = counters();
+        counter_type* c = counters();
         std::uint32_t count[buckets_per_thread];
         std::uint32_t sum = 0;
 #pragma unroll
@@ -1082,7 +1184,7 @@ struct chunk_scatter
                 for(unsigned int w = 0; w < shape::waves; w++)
                 {
                     const std::uint32_t n = c[w * row + b];
-                    c[w * row + b] = static_cast<std::uint16_t>(running);
+                    c[w * row + b] = static_cast<counter_type>(running);
                     running += n;
                 }
             }
@@ -1090,16 +1192,17 @@ struct chunk_scatter
         __syncthreads();
     }
 
+    template <bool Whole>
     HIPFLASHSORT_DEVICE void stage(const Key (&k)[ItemsPerThread], const Value (&v)[ItemsPerThread],
-                                   const unsigned int (&bucket_rank)[ItemsPerThread], unsigned int size)
+                                   const tile_places& places, unsigned int size)
     {
-        const std::uint16_t* mine = counters() + threadIdx.x / shape::wave * row;
+        const counter_type* mine = counters() + threadIdx.x / shape::wave * row;
 #pragma unroll
         for(unsigned int r = 0; r < ItemsPerThread; r++)
         {
-            if(wave_first() + r * shape::wave < size)
+            if(Whole || wave_first() + r * shape::wave < size)
             {
-                const unsigned int slot = mine[bucket_rank[r] >> 16] + (bucket_rank[r] & 0xffffu);
+                const unsigned int slot = mine[places.bucket(r)] + places.rank(r);
                 lds.keys[slot] = k[r];
                 if constexpr(with_values) lds.values[slot] = v[r];
             }
@@ -1109,13 +1212,14 @@ struct chunk_scatter
 
     /// Consecutive threads write consecutive staged slots: each bucket's run of the tile lands
     /// contiguously at its cursor. The counters are cleared for the next tile meanwhile.
+    template <bool Plain>
     HIPFLASHSORT_DEVICE void write(unsigned int size, Key* keys_dst, Value* values_dst)
     {
         clear_counters();
         for(unsigned int slot = threadIdx.x; slot < size; slot += BlockSize)
         {
             const Key key = lds.keys[slot];
-            const std::uint64_t to = lds.cursor[bucket_of(key)] + slot;
+            const std::uint64_t to = lds.cursor[bucket_of<Plain>(key)] + slot;
             keys_dst[to] = key;
             if constexpr(with_values) values_dst[to] = lds.values[slot];
         }
@@ -1205,19 +1309,20 @@ __global__ __launch_bounds__(BlockSize, 3) void chunk_scatter_kernel(
     Key* keys_dst = done ? keys_out : keys_tmp;
     Value* values_dst = done ? values_out : values_tmp;
     agent.start(matrix, s, c.index, next, groups);
+    const bool plain = agent.plain();
     Key k[ItemsPerThread];
     Value v[ItemsPerThread];
     agent.load(keys_in, values_in, c.begin, tile_size(c, c.begin, tile), k, v);
     for(std::uint64_t tile_begin = c.begin; tile_begin < c.end; tile_begin += tile)
     {
         const unsigned int size = tile_size(c, tile_begin, tile);
-        unsigned int bucket_rank[ItemsPerThread];
-        agent.rank(k, size, bucket_rank);
-        agent.scan_counts();
-        agent.stage(k, v, bucket_rank, size);
+        if(size != tile) agent.template place<false, false>(k, v, size);
+        else if(plain) agent.template place<true, true>(k, v, size);
+        else agent.template place<true, false>(k, v, size);
         const std::uint64_t next_tile = tile_begin + tile;
         if(next_tile < c.end) agent.load(keys_in, values_in, next_tile, tile_size(c, next_tile, tile), k, v);
-        agent.write(size, keys_dst, values_dst);
+        if(plain) agent.template write<true>(size, keys_dst, values_dst);
+        else agent.template write<false>(size, keys_dst, values_dst);
     }
 }
 
