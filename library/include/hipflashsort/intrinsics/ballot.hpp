@@ -51,8 +51,8 @@ HIPFLASHSORT_DEVICE lane_mask_type match_any(unsigned int value)
         // select for the complement), seven instructions per bit. H200, three rotated rounds
         // against 4528900 (fifty-sixth session): the first scatter of a 2^28 u32+u32 sort 1267 M
         // -> 1007 M warp instructions (3223 -> 3091 us at ncu's clocks); u32+u32 sorts of 2^20 /
-        // 2^24 / 2^28 +3.5 / +3.7 / +0.5%, f32 keys (ranked so only in rounds with a zero)
-        // within 1.6%.
+        // 2^28 +3.5 / +0.5% (2^24 +3.7%, but that case takes one of two levels from run to run),
+        // f32 keys (ranked so only in rounds with a zero) within 1.6%.
         unsigned int votes;
         asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 m;\n\t"
             "and.b32 m, %1, %2;\n\t"
