@@ -956,21 +956,31 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int scatter_blocks_in_lds(unsigned i
     return target_multiprocessor_lds() / bytes < 3 ? target_multiprocessor_lds() / bytes : 3u;
 }
 
-/// The scatter's LDS, with 32-bit counters where they fit the static LDS and leave as many
-/// blocks resident as 16-bit ones. A 32-bit counter takes an atomic on its own address; a 16-bit
-/// one a shift and mask of its word's half before and after it. H200, three rotated rounds against
-/// 16-bit counters, both with chunk_scatter's whole tiles and plain classifiers (fifty-sixth
-/// session): 2^28 f32 / u32 uniform +0.9 / -0.0%, reduced-entropy +2.1 / -0.2%, sorted +2.9 /
-/// +2.9%; 2^24 +2.0 / +1.0%; u64 2^27 +1.8%.
+/// Whether the scatter takes 32-bit counters, given the bytes of its LDS with them (`wide`) and
+/// with 16-bit ones (`narrow`): where the wide layout fits the static LDS and leaves as many
+/// blocks resident. A 32-bit counter takes an atomic on its own address; a 16-bit one a shift and mask
+/// of its word's half before and after it. H200, three rotated rounds against 16-bit counters,
+/// both with chunk_scatter's whole tiles and plain classifiers (fifty-sixth session): 2^28 f32 /
+/// u32 uniform +0.9 / -0.0%, reduced-entropy +2.1 / -0.2%, sorted +2.9 / +2.9%; 2^24 +2.0 /
+/// +1.0%; u64 2^27 +1.8%.
+HIPFLASHSORT_HOST_DEVICE constexpr bool scatter_takes_wide_counters(unsigned int wide, unsigned int narrow)
+{
+    return wide <= 48 * 1024 && scatter_blocks_in_lds(wide) >= scatter_blocks_in_lds(narrow);
+}
+
 template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
-using scatter_storage = std::conditional_t<
-    sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint32_t>) <= 48 * 1024
-        && scatter_blocks_in_lds(sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets,
-                                                           std::uint32_t>))
-               >= scatter_blocks_in_lds(
-                   sizeof(scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint16_t>)),
-    scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint32_t>,
-    scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, std::uint16_t>>;
+struct scatter_storage_choice
+{
+    template <class Counter>
+    using with = scatter_storage_of<Key, Value, BlockSize, ItemsPerThread, MaxBuckets, Counter>;
+    using type = std::conditional_t<scatter_takes_wide_counters(sizeof(with<std::uint32_t>),
+                                                                sizeof(with<std::uint16_t>)),
+                                    with<std::uint32_t>, with<std::uint16_t>>;
+};
+
+/// The scatter's LDS, with the counters scatter_takes_wide_counters chooses.
+template <class Key, class Value, unsigned int BlockSize, unsigned int ItemsPerThread, unsigned int MaxBuckets>
+using scatter_storage = typename scatter_storage_choice<Key, Value, BlockSize, ItemsPerThread, MaxBuckets>::type;
 
 /// Stable scatter of one chunk into its segment's buckets (or bucket groups: below, bucket means
 /// either), tile by tile: rank each item within the tile per wavefront (input order), scan the
