@@ -396,9 +396,10 @@ struct final_segments
     static final_segments of(const void* keys_in, const void* keys_out, const void* values_in,
                              const void* values_out, bool with_values)
     {
-        const bool keys_same = keys_in == keys_out;
-        const bool values_same = !with_values || values_in == values_out;
-        return final_segments{!keys_same && (!with_values || !values_same), keys_same && values_same};
+        const bool reads_keys_out = keys_in == keys_out;
+        const bool reads_values_out = with_values && values_in == values_out;
+        const bool values_in_place = !with_values || reads_values_out;
+        return final_segments{!reads_keys_out && !reads_values_out, reads_keys_out && values_in_place};
     }
 };
 
