@@ -981,11 +981,11 @@ HIPFLASHSORT_HOST_DEVICE constexpr unsigned int scatter_blocks_in_lds(unsigned i
 
 /// Whether the scatter takes 32-bit counters, given the bytes of its LDS with them (`wide`) and
 /// with 16-bit ones (`narrow`): where the wide layout fits the static LDS and leaves as many
-/// blocks resident. A 32-bit counter takes an atomic on its own address; a 16-bit one a shift and mask
-/// of its word's half before and after it. H200, three rotated rounds against 16-bit counters,
-/// both with chunk_scatter's whole tiles and plain classifiers (fifty-sixth session): 2^28 f32 /
-/// u32 uniform +0.9 / -0.0%, reduced-entropy +2.1 / -0.2%, sorted +2.9 / +2.9%; 2^24 +2.0 /
-/// +1.0%; u64 2^27 +1.8%.
+/// blocks resident. A 32-bit counter takes an atomic on its own address; a 16-bit one a shift
+/// and mask of its word's half before and after it. H200, three rotated rounds against 16-bit
+/// counters, both with chunk_scatter's whole tiles and plain classifiers (fifty-sixth session):
+/// 2^28 f32 / u32 uniform +0.9 / -0.0%, reduced-entropy +2.1 / -0.2%, sorted +2.9 / +2.9%; 2^24
+/// +2.0 / +1.0%; u64 2^27 +1.8%.
 HIPFLASHSORT_HOST_DEVICE constexpr bool scatter_takes_wide_counters(unsigned int wide, unsigned int narrow)
 {
     return wide <= 48 * 1024 && scatter_blocks_in_lds(wide) >= scatter_blocks_in_lds(narrow);
