@@ -1,5 +1,6 @@
 // Fifty-seventh session probe: does a scatter's count of write fronts bound it? Plain CUDA; built
-// with nvcc -O3 -arch=sm_90. Output: session57_fronts_probe_h200.txt.
+// with nvcc -O3 -arch=sm_90. Output: session57_fronts_probe_h200.txt (call 8; the result check was
+// made one lambda after the run, the kernels and the timing as they ran).
 //
 // 2^28 random u32 keys go to 256 buckets (the top 8 bits), tile by tile (256 threads x 16 keys),
 // as hipflashsort's partition scatter does: rank in LDS, stage the tile in bucket order, write
@@ -297,6 +298,21 @@ int main()
     unsigned long long in_sum = 0;
     CHECK(cudaMemcpy(&in_sum, words + 2, 8, cudaMemcpyDeviceToHost));
 
+    // Whether the last launch left every key in its bucket's range, and the keys' sum.
+    struct check_result
+    {
+        unsigned long long misplaced;
+        bool sums_equal;
+    };
+    auto check = [&] {
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemset(words, 0, 16));
+        verify<<<4 * sms, 512>>>(out, starts, n, words, words + 1);
+        unsigned long long w[2];
+        CHECK(cudaMemcpy(w, words, 16, cudaMemcpyDeviceToHost));
+        return check_result{w[0], w[1] == in_sum};
+    };
+
     std::printf("n = 2^28 u32, %u buckets, tiles of %u keys (%u), %d SMs\n", buckets, tile, tiles, sms);
     const float us_copy = median_us([&] { copy<<<3 * sms, block>>>(keys, out, n); });
     const float us_read = median_us([&] { read_only<<<3 * sms, block>>>(keys, n, sink); });
@@ -313,18 +329,14 @@ int main()
                 else scatter<false><<<grid, block>>>(keys, out, offsets, tiles);
             };
             run();
-            CHECK(cudaGetLastError());
-            CHECK(cudaMemset(words, 0, 16));
-            verify<<<4 * sms, 512>>>(out, starts, n, words, words + 1);
-            unsigned long long w[2];
-            CHECK(cudaMemcpy(w, words, 16, cudaMemcpyDeviceToHost));
+            const check_result w = check();
             // The memset is timed with the scatter: time it alone and take it off.
             const float us_all = median_us(run);
             const float us_set = median_us([&] { CHECK(cudaMemset(out, 0xA5, n * 4)); });
             const float us = us_all - us_set;
             std::printf("%-11s grid %4u  fronts about %6u  %8.1f us  %6.0f GB/s  %4.0f%% of the copy  misplaced %llu, sums %s\n",
                         interleaved ? "interleaved" : "chunked", grid, interleaved ? buckets : grid * buckets, us,
-                        8.0 * n / us * 1e-3, 100.0 * us_copy / us, w[0], w[1] == in_sum ? "equal" : "DIFFER");
+                        8.0 * n / us * 1e-3, 100.0 * us_copy / us, w.misplaced, w.sums_equal ? "equal" : "DIFFER");
         }
     }
     // The write patterns alone (12 bytes a key: 8 read in order, 4 written by the pattern).
@@ -346,15 +358,11 @@ int main()
             };
             CHECK(cudaMemset(out, 0xA5, n * 4));
             run();
-            CHECK(cudaGetLastError());
-            CHECK(cudaMemset(words, 0, 16));
-            verify<<<4 * sms, 512>>>(out, starts, n, words, words + 1);
-            unsigned long long w[2];
-            CHECK(cudaMemcpy(w, words, 16, cudaMemcpyDeviceToHost));
+            const check_result w = check();
             const float us = median_us(run);
             std::printf("writes alone, %-11s grid %4u  %8.1f us  %6.0f GB/s (12 bytes a key)  misplaced %llu, sums %s\n",
-                        interleaved ? "interleaved" : "chunked", grid, us, 12.0 * n / us * 1e-3, w[0],
-                        w[1] == in_sum ? "equal" : "DIFFER");
+                        interleaved ? "interleaved" : "chunked", grid, us, 12.0 * n / us * 1e-3, w.misplaced,
+                        w.sums_equal ? "equal" : "DIFFER");
         }
     }
     const float us_copy12 = median_us([&] { copy<<<3 * sms, block>>>(keys, out, n); copy<<<3 * sms, block>>>(staged_keys, out, n); });
