@@ -632,9 +632,11 @@ __global__ __launch_bounds__(BlockSize) void chunk_min_max_kernel(const round_to
 /// Where a sampled round needs it (needs_exact_range), also the segment's exact range. Sets
 /// `crowded` where the segment's integer keys crowd low (plan_partition_kernel).
 ///
-/// Where a thread's tile is at most 64 bytes (4-byte keys), the next tile's loads are issued
-/// before this tile's keys are counted (for_each_chunk_key's Ahead), and the registers are capped
-/// for three blocks per multiprocessor, not four: ptxas, uncapped, took 64 and spilled 20 bytes.
+/// Where a thread's tile is at most 64 bytes (keys of up to 4 bytes: 16 items, or 12 where
+/// 4-byte values ride along in the scatter), the next tile's loads are issued before this tile's
+/// keys are counted (for_each_chunk_key's Ahead). Every instantiation's registers are capped for
+/// three blocks per multiprocessor, not four: uncapped, ptxas took 64 for the loads ahead and
+/// spilled 20 bytes (u32); the u64 histogram, not ahead, takes 72 instead of 64 under the cap.
 /// H200, three rotated rounds against the tile-by-tile loads (fifty-seventh session): 2^28 u32 /
 /// f32 uniform +1.1 / +0.9%, normal +1.1 / +0.8%, reduced-entropy +0.6 / +0.5%, few-unique +2.9
 /// / +2.3%, all-equal +6.6 / +4.4%; u32+u32 pairs +0.6%; 2^24 u32 / f32 -0.4 / -0.7%; u64 2^27
