@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -731,6 +732,65 @@ TEST(SegmentedSort, FlashNetworkHeavyValues)
             check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, in_place);
             check_segmented_input<std::uint16_t, int, false>(h.keys, h.begins, h.ends, ord, in_place);
             check_segmented_input<std::int8_t, int, false>(c.keys, c.begins, c.ends, ord, in_place);
+        }
+    }
+}
+
+/// A segment of n distinct-ish keys spread over [0, 2^24), but for a cluster of `cluster`
+/// consecutive images from a random start, in random positions: inside one or two of the flash
+/// network class's tight buckets (about 20 keys each, 2^24 / (n / 20) images wide).
+std::vector<std::uint32_t> clustered_segment(std::size_t n, std::size_t cluster, std::mt19937& rng)
+{
+    std::vector<std::uint32_t> seg(n);
+    const std::uint32_t start = static_cast<std::uint32_t>(rng() % ((1u << 24) - cluster));
+    for(std::size_t i = 0; i < n; i++)
+        seg[i] = i < cluster ? start + static_cast<std::uint32_t>(i) : static_cast<std::uint32_t>(rng() % (1u << 24));
+    std::shuffle(seg.begin(), seg.end(), rng);
+    return seg;
+}
+
+// The flash network class's tight buckets (segments of 4097-16384 keys): a cluster of distinct
+// keys fills one or two buckets to 33-64, 65-128, 129-256 or 257-512 keys, so that each of its
+// wavefronts' larger networks sorts them, or past 512 hands the segment back to the partition.
+// Ranges of at most 2048 images take a bucket per image and no network (2000 here; 3000 do not). Signed and float keys
+// (positive floats of one binade, interpolated by value) with a cluster each, too.
+TEST(SegmentedSort, FlashNetworkTightBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t sizes[] = {16384, 12345, 8192, 4097, 16000, 9999};
+    const std::size_t clusters[] = {0, 40, 64, 65, 100, 128, 129, 200, 256, 257, 400, 512, 513, 700, 1500};
+    std::mt19937 rng(96);
+    segment_list<std::uint32_t> u;
+    segment_list<std::int32_t> i;
+    segment_list<float> f;
+    using codec = hipflashsort::radix_key_codec<float>;
+    for(std::size_t segment = 0; segment < 2 * std::size(clusters); segment++)
+    {
+        const std::size_t n = sizes[segment % std::size(sizes)];
+        const std::vector<std::uint32_t> seg = clustered_segment(n, clusters[segment % std::size(clusters)], rng);
+        u.add(seg);
+        std::vector<std::int32_t> is;
+        std::vector<float> fs;
+        for(const std::uint32_t k : seg)
+        {
+            is.push_back(static_cast<std::int32_t>(k) - (1 << 23));
+            fs.push_back(codec::from_bits(0x3f800000u + (k >> 1))); // [1, 2): linear in the image
+        }
+        i.add(is);
+        f.add(fs);
+        // A range of 2000 images: a bucket per image; of 3000: tight buckets of 3-4 images.
+        std::vector<std::uint32_t> narrow(n);
+        const std::uint32_t span = segment % 2 == 0 ? 2000u : 3000u;
+        for(auto& k : narrow) k = 77777u + static_cast<std::uint32_t>(rng() % span);
+        u.add(narrow);
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool in_place : {false, true})
+        {
+            check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, in_place);
+            check_segmented_input<std::int32_t, int, false>(i.keys, i.begins, i.ends, ord, in_place);
+            check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, in_place);
         }
     }
 }

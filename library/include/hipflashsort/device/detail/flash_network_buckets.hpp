@@ -166,6 +166,44 @@ HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last,
     }
 }
 
+/// Hands tight buckets (rows side by side, each starting at out_first[b]) of [0, buckets) to
+/// logical wavefront networks: sort(lanes, items, b, n, member) as sort_bucket_rows calls it, up
+/// to `Largest` keys (at most 512). Each wavefront takes wave / 4 consecutive buckets at a turn,
+/// one per group of 4 lanes x 8 keys (the 32-key network), or, where one of them holds more than
+/// 32, all of them in turns of the smallest network that takes the largest (8, 16 or 32 lanes x 8
+/// keys, 32 x 16). A group stores only inside its bucket's keys, so rows need no padding.
+template <unsigned int BlockSize, unsigned int Largest, class Sort>
+HIPFLASHSORT_DEVICE void sort_tight_bucket_rows(unsigned int buckets, const unsigned int* out_first, Sort sort)
+{
+    using shape = block_shape<BlockSize>;
+    static_assert(Largest <= 512 && shape::wave % 32 == 0, "networks of up to 32 lanes x 16 keys");
+    constexpr unsigned int batch = shape::wave / 4;
+    const auto size_of = [&](unsigned int b, unsigned int last) { return b < last ? out_first[b + 1] - out_first[b] : 0u; };
+    const auto turns = [&](auto lanes, auto items, unsigned int first, unsigned int last) {
+        constexpr unsigned int group = decltype(lanes)::value;
+        for(unsigned int base = first; base < last; base += shape::wave / group)
+        {
+            const unsigned int b = base + lane_id() / group;
+            sort(lanes, items, b < last ? b : first, size_of(b, last), lane_id() % group);
+        }
+    };
+    using c4 = std::integral_constant<unsigned int, 4>;
+    using c8 = std::integral_constant<unsigned int, 8>;
+    using c16 = std::integral_constant<unsigned int, 16>;
+    using c32 = std::integral_constant<unsigned int, 32>;
+    for(unsigned int first = threadIdx.x / shape::wave * batch; first < buckets; first += shape::waves * batch)
+    {
+        const unsigned int last = min_of(first + batch, buckets);
+        const unsigned int b = first + lane_id() / 4;
+        const unsigned int n = size_of(b, last);
+        if(ballot(n > 32) == 0) sort(c4{}, c8{}, b < last ? b : first, n, lane_id() % 4);
+        else if(ballot(n > 64) == 0) turns(c8{}, c8{}, first, last);
+        else if(ballot(n > 128) == 0) turns(c16{}, c8{}, first, last);
+        else if(ballot(n > 256) == 0) turns(c32{}, c8{}, first, last);
+        else turns(c32{}, c16{}, first, last);
+    }
+}
+
 } // namespace detail
 } // namespace hipflashsort
 

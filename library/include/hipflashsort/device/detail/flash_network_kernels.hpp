@@ -1,9 +1,9 @@
 // The block level of the flash sort with sorting networks as its in-bucket sorts: one block takes
-// a segment of up to Capacity keys (of at most 4 bytes, without values), cuts it into buckets of a
-// few hundred keys by interpolation, stages them in LDS, and sorts each bucket with a wavefront
-// network. It covers the segments too large for one block network and spares them a partition
-// round through global memory. Keys with values take flash_network_pair_sort through the same
-// kernel.
+// a segment of up to Capacity keys (of at most 4 bytes, without values), cuts it into buckets of
+// about 20 keys (the windowed wide classes: about 96) by interpolation, stages them in LDS, and
+// sorts each bucket with a wavefront network. It covers the segments too large for one block
+// network and spares them a partition round through global memory. Keys with values take
+// flash_network_pair_sort through the same kernel.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_
 
@@ -25,21 +25,25 @@ namespace detail {
 /// network → write. Three reads of the segment (the second and third from L2), one write. A
 /// segment already in order is copied instead, one in reverse order reversed (run_direction).
 ///
-/// Buckets average bucket_goal keys, so nearly all fit the 128-key network of 16 lanes (8 keys
-/// each) or the 256-key one (16 each); larger ones take the 512- or 1024-key network of 32 lanes,
-/// and a segment with a bucket above 1024 keys (skewed keys) is not sorted here but handed back
-/// for a partition round, whose buckets get their own min/max. Inside a bucket the staging order
-/// is the hardware's: equal images are equal keys, except floats' -0 and +0, whose run is
-/// rewritten in input order at the end from bit masks taken while loading. The result is
-/// deterministic.
+/// Unwindowed (the flash network class), the rows are tight: each bucket is staged where its
+/// output goes, buckets average tight_goal keys, and a wavefront's groups of 4 lanes sort
+/// consecutive buckets with the 32-key network (sort_tight_buckets); a range of at most
+/// image_buckets images takes a bucket per image and no network. The row is then written out
+/// whole. A segment with a bucket above largest_tight_bucket keys (skewed keys) is not sorted
+/// here but handed back for a partition round, whose buckets get their own min/max.
 ///
-/// The staged row follows storage_type in LDS and holds `slots` keys (full_slots: every bucket
-/// at once, and for floats the zero masks at its end). Windowed, a shorter row takes the buckets
-/// in windows, consecutive buckets whose rows fit it, and reads the segment once more per window:
-/// a segment larger than the LDS is still sorted by one block, its reads after the first from L2.
-/// Unwindowed, the one window is fixed at compile time: the window loop (classifier reread from
-/// LDS, bucket range tests) cost the flash network class's u32 segments of 16384 keys 99.4-99.5
-/// -> 96.7-97.1 Gkeys/s (H100).
+/// Windowed (the wide classes), buckets average bucket_goal keys, so nearly all fit the 128-key
+/// network of 16 lanes (8 keys each) or the 256-key one (16 each); larger ones take the 512- or
+/// 1024-key network of 32 lanes, and a bucket above 1024 keys hands the segment back. Each
+/// bucket's row starts on a whole line, and a shorter staged row than the segment takes the
+/// buckets in windows, consecutive buckets whose rows fit it, reading the segment once more per
+/// window: a segment larger than the LDS is still sorted by one block, its reads after the first
+/// from L2.
+///
+/// Inside a bucket the staging order is the hardware's: equal images are equal keys, except
+/// floats' -0 and +0, whose run is rewritten in input order at the end from bit masks taken while
+/// loading. The result is deterministic. The staged row follows storage_type in LDS and holds
+/// `slots` keys (full_slots: every bucket at once, and for floats the zero masks at its end).
 template <class Key, unsigned int BlockSize, unsigned int Capacity, bool Windowed = false>
 struct flash_network_sort
 {
@@ -56,14 +60,37 @@ struct flash_network_sort
     // 41.8; segments of 16384 / 65536 u32 keys 123.4 / 95.2 -> 126.6 / 100.6 (2^26 keys). 80
     // lost 1-2% (more buckets, the same network), 112 gained sorted keys more (+5%, their buckets
     // never pass 128) and uniform ones less (forty-first session).
-    static constexpr unsigned int bucket_goal = 96;
-    static constexpr unsigned int max_buckets = Capacity / bucket_goal + 1;
+    // Tight buckets of about 20 keys fit the 32-key network of 4 lanes, whose 15 stages (3
+    // across lanes) cost about half of the 128-key network's 28 (10 across lanes) per slot. H200,
+    // 2^28 keys, three rotated rounds, Gkeys/s, medians, against the 96-key buckets of whole-line
+    // rows (fifty-eighth session): u32 / f32 uniform 51.78 / 50.03 -> 55.68 / 57.12 (+7.5 /
+    // +14.2%), normal +7.3 / +5.9%, exponential +5.4 / +3.6%, nearly-sorted +16.2 / +24.0%, f32
+    // outlier +13.7%, u32 zipf +1.4%, the others within 0.5%; the flash network class of a 2^28
+    // u32 sort 1.282 G -> 0.964 G warp instructions, 2.75 -> 2.24 ms at ncu's clocks. Goals of
+    // 16 / 18 / 22 / 24 keys: u32 uniform 54.78 / 55.57 / 55.02 / 53.79, f32 57.19 / 57.17 /
+    // 56.76 / 56.27. f32 keys of [0.5, 1) come about 16 times each in the benchmarks: their
+    // segments span fewer images than image_buckets and take a bucket per image.
+    static constexpr unsigned int tight_goal = 20;
+    static constexpr unsigned int bucket_goal = Windowed ? 96 : tight_goal;
+    // Unwindowed, a segment whose range spans at most this many images takes a bucket per image
+    // (a counting sort: no networks). H200, three rotated rounds, against 1024 (fifty-eighth
+    // session): 2^28 f32 uniform 56.74 -> 59.53 Gkeys/s, outlier 55.52 -> 58.30, exponential
+    // 45.59 -> 48.33 (segments of keys of [0.25, 0.5), about 8 copies each, span about 1640
+    // images), u32 within 0.2%; 4096 (one block per multiprocessor: 100 KiB of LDS each) lost
+    // 2^28 f32 uniform 10%.
+    static constexpr unsigned int image_buckets = 2048;
+    static constexpr unsigned int max_buckets
+        = Windowed ? Capacity / bucket_goal + 1 : max_u(Capacity / tight_goal + 1, image_buckets);
     static constexpr unsigned int largest_bucket = 1024;
+    // The 1024-key network (32 keys per lane) made the tight sort spill (ptxas: 48-76 bytes of
+    // spill stores); such buckets hand the segment back instead.
+    static constexpr unsigned int largest_tight_bucket = 512;
     // Each bucket's run starts on a whole line of the swizzled rows, so that a network's output,
-    // stored in place, stays inside the lines its bucket owns.
+    // stored in place, stays inside the lines its bucket owns (windowed; unwindowed rows are
+    // tight: a wavefront owns consecutive buckets and stores only inside their keys).
     static constexpr unsigned int line_items = 128 / sizeof(Key);
     static constexpr unsigned int largest_row = (largest_bucket + line_items - 1) / line_items * line_items;
-    static constexpr unsigned int whole_slots = Capacity + (line_items - 1) * max_buckets;
+    static constexpr unsigned int whole_slots = Windowed ? Capacity + (line_items - 1) * max_buckets : Capacity;
     static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
     // A float segment's zero masks (16 KiB for 65536 keys) sit at the staged row's end, so that
@@ -93,7 +120,7 @@ struct flash_network_sort
     {
         unsigned int cursor[max_buckets];    // bucket counts, then the next free LDS slot of each
         unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
-        unsigned int lds_first[max_buckets];  // first slot of each bucket's row (whole lines)
+        unsigned int lds_first[Windowed ? max_buckets : 1]; // windowed: each bucket's first slot
         unsigned int window_first[max_windows + 1]; // first bucket of each window
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
@@ -184,8 +211,13 @@ struct flash_network_sort
             // segment with one.
             return true;
         }
-        const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
-        const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
+        unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
+        wanted = wanted < 2 ? 2 : wanted;
+        if constexpr(!Windowed)
+        {
+            if(hi - lo < image_buckets) wanted = image_buckets; // a bucket per image: no networks
+        }
+        const auto classify = flash_classifier<Key>::make(lo, hi, wanted, ord);
         if constexpr(Windowed)
         {
             if(threadIdx.x == 0)
@@ -195,9 +227,23 @@ struct flash_network_sort
             }
         }
         count(in, size, classify);
-        if(!plan_buckets(classify.buckets, size)) return false;
-        if constexpr(Windowed)
+        if constexpr(!Windowed)
         {
+            if(!plan_tight_buckets(classify.buckets, size)) return false;
+            stage(in, size, classify, 0, classify.buckets, 0, nullptr);
+            if(!classify.by_image.direct) sort_tight_buckets(classify.buckets);
+            syncthreads(); // every bucket is sorted in the row
+            write_row(out, size);
+            if constexpr(codec::is_float)
+            {
+                if(zeros) restore_zero_order(out, size, below);
+            }
+            syncthreads(); // the LDS is reused by the next segment
+            return true;
+        }
+        else
+        {
+            if(!plan_buckets(classify.buckets, size)) return false;
             plan_windows(classify.buckets, zeros ? slots - mask_slots : slots);
             for(unsigned int w = 0; w < lds.job.windows; w++)
             {
@@ -223,17 +269,6 @@ struct flash_network_sort
             syncthreads(); // the LDS is reused by the next segment
             return true;
         }
-        else
-        {
-            stage(in, size, classify, 0, classify.buckets, 0, nullptr);
-            sort_buckets(out, 0, classify.buckets, 0);
-        }
-        if constexpr(codec::is_float)
-        {
-            if(zeros) restore_zero_order(out, size, below);
-        }
-        syncthreads(); // the LDS is reused by the next segment
-        return true;
     }
 
 private:
@@ -284,15 +319,40 @@ private:
     }
 
     /// out[0, size) = in[0, size) backwards; in place too (each pair swapped by one thread).
+    /// Each thread's pairs come `run_batch` at a time, every load of a batch before its stores.
+    /// With one pair in flight per thread the reversal waits on DRAM for each: with the tight rows
+    /// (same reversal code, other registers) 2^28 u32 / f32 reverse sorts read -11.8 / -12.9%;
+    /// batched by 2 +13.5 / +9.3% against the 96-key buckets' build (H200, three rotated rounds;
+    /// by 4 the same, with 4 bytes of spill).
     HIPFLASHSORT_DEVICE static void reverse_run(const Key* in, Key* out, unsigned int size)
     {
-        for(unsigned int i = threadIdx.x; i < (size + 1) / 2; i += BlockSize)
+        const unsigned int half = (size + 1) / 2;
+        for(unsigned int i0 = threadIdx.x; i0 < half; i0 += run_batch * BlockSize)
         {
-            const Key a = in[i], b = in[size - 1 - i];
-            out[i] = b;
-            out[size - 1 - i] = a;
+            Key a[run_batch], b[run_batch];
+#pragma unroll
+            for(unsigned int j = 0; j < run_batch; j++)
+            {
+                const unsigned int i = i0 + j * BlockSize;
+                if(i < half)
+                {
+                    a[j] = in[i];
+                    b[j] = in[size - 1 - i];
+                }
+            }
+#pragma unroll
+            for(unsigned int j = 0; j < run_batch; j++)
+            {
+                const unsigned int i = i0 + j * BlockSize;
+                if(i < half)
+                {
+                    out[i] = b[j];
+                    out[size - 1 - i] = a[j];
+                }
+            }
         }
     }
+    static constexpr unsigned int run_batch = 2;
 
     HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
 
@@ -386,6 +446,75 @@ private:
         if(threadIdx.x == 0) lds.out_first[buckets] = size;
         syncthreads();
         return true;
+    }
+
+    /// Tight rows: each bucket's row starts where its output does (out_first), the cursors there;
+    /// false when a bucket is too large for the networks.
+    HIPFLASHSORT_DEVICE bool plan_tight_buckets(unsigned int buckets, unsigned int size)
+    {
+        bool too_large = false;
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+        {
+            const unsigned int n = lds.cursor[b];
+            too_large |= n > largest_tight_bucket;
+            lds.out_first[b] = n;
+        }
+        if(syncthreads_or(too_large)) return false;
+        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
+                                                          buckets, lds.scan);
+        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.out_first[b];
+        if(threadIdx.x == 0) lds.out_first[buckets] = size;
+        syncthreads();
+        return true;
+    }
+
+    /// out[0, size) = the staged row, two keys per thread at a time (H200, 2^28 u32 uniform
+    /// +0.5%, normal +0.7% against one; four spilled 20 bytes).
+    HIPFLASHSORT_DEVICE void write_row(Key* out, unsigned int size) const
+    {
+        constexpr unsigned int batch = 2;
+        for(unsigned int i0 = threadIdx.x; i0 < size; i0 += batch * BlockSize)
+        {
+            Key k[batch];
+#pragma unroll
+            for(unsigned int j = 0; j < batch; j++)
+            {
+                const unsigned int i = i0 + j * BlockSize;
+                if(i < size) k[j] = staged()[i];
+            }
+#pragma unroll
+            for(unsigned int j = 0; j < batch; j++)
+            {
+                const unsigned int i = i0 + j * BlockSize;
+                if(i < size) out[i] = k[j];
+            }
+        }
+    }
+
+    /// The tight rows' buckets, each by a group's network (sort_tight_bucket_rows).
+    HIPFLASHSORT_DEVICE void sort_tight_buckets(unsigned int buckets)
+    {
+        sort_tight_bucket_rows<BlockSize, largest_tight_bucket>(
+            buckets, lds.out_first, [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
+                sort_tight_bucket<decltype(lanes)::value, decltype(items)::value>(b, n, member);
+            });
+    }
+
+    /// One tight bucket of n keys (n may be 0) sorted in place by a group of Lanes lanes.
+    template <unsigned int Lanes, unsigned int Items>
+    HIPFLASHSORT_DEVICE void sort_tight_bucket(unsigned int b, unsigned int n, unsigned int member)
+    {
+        Key* const row = staged() + (n != 0 ? lds.out_first[b] : 0u);
+        std::uint32_t images[Items];
+        load_striped_images<Lanes>(row, n, member, ord, images);
+        warp_bitonic_sort<std::uint32_t, Lanes, Items, empty_type, false>().sort(images);
+        wave_barrier(); // every lane of the group has read the bucket
+#pragma unroll
+        for(unsigned int j = 0; j < Items; j++)
+        {
+            const unsigned int p = member * Items + j;
+            if(p < n) row[p] = codec::decode_lossless(static_cast<typename codec::bit_key_type>(images[j]), ord);
+        }
     }
 
     /// Cuts the buckets into windows whose rows fit the first `row` staged slots: bucket b goes to

@@ -200,10 +200,10 @@ struct segmented_config
           : flash_classes ? flash_capacity(flash_classes - 1) : wave_and_network_top;
 
     // Keys of up to 4 bytes take the flash network class last, in dynamic LDS: one block of 512
-    // threads cuts a segment into buckets of about 96 keys (pairs: 192) and sorts them with wavefront
-    // networks, on bare images for keys alone (flash_network_sort), on (image bits, position)
-    // composites with values (flash_network_pair_sort, which stages 16-bit input positions in
-    // place of the values). Its capacity is the largest of 16384, 8192, ... whose storage fits
+    // threads cuts a segment into buckets of about 20 keys (pairs: 192) and sorts them with
+    // wavefront networks, on bare images for keys alone (flash_network_sort), on (image bits,
+    // position) composites with values (flash_network_pair_sort, which stages 16-bit input
+    // positions in place of the values). Its capacity is the largest of 16384, 8192, ... whose storage fits
     // dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), pairs of 4-byte keys 16384 whatever
     // the value size (8192 on gfx9).
     // Pairs staged with their values in LDS, stable ranks per wavefront, held 8192 u32+u32 pairs
