@@ -166,6 +166,30 @@ HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last,
     }
 }
 
+/// Tight rows, side by side in bucket order: each bucket's first slot, which is also its output
+/// offset, out_first[b] from the counts in cursor[b], the cursors set to those slots and
+/// out_first[buckets] = size. Returns false, having planned nothing, when a bucket holds more
+/// than Largest keys. All threads call it together; ends with a barrier.
+template <unsigned int BlockSize, unsigned int Largest>
+HIPFLASHSORT_DEVICE bool plan_tight_rows(unsigned int buckets, unsigned int size, unsigned int* cursor,
+                                         unsigned int* out_first, unsigned int* scan)
+{
+    bool too_large = false;
+    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
+    {
+        const unsigned int n = cursor[b];
+        too_large |= n > Largest;
+        out_first[b] = n;
+    }
+    if(syncthreads_or(too_large)) return false;
+    block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return out_first[j]; },
+                                                      buckets, scan);
+    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) cursor[b] = out_first[b];
+    if(threadIdx.x == 0) out_first[buckets] = size;
+    syncthreads();
+    return true;
+}
+
 /// Hands tight buckets (rows side by side, each starting at out_first[b]) of [0, buckets) to
 /// logical wavefront networks: sort(lanes, items, b, n, member) as sort_bucket_rows calls it, up
 /// to `Largest` keys (at most 512). Each wavefront takes wave / 4 consecutive buckets at a turn,

@@ -229,7 +229,8 @@ struct flash_network_sort
         count(in, size, classify);
         if constexpr(!Windowed)
         {
-            if(!plan_tight_buckets(classify.buckets, size)) return false;
+            if(!plan_tight_rows<BlockSize, largest_tight_bucket>(classify.buckets, size, lds.cursor, lds.out_first, lds.scan))
+                return false;
             stage(in, size, classify, 0, classify.buckets, 0, nullptr);
             if(!classify.by_image.direct) sort_tight_buckets(classify.buckets);
             syncthreads(); // every bucket is sorted in the row
@@ -443,26 +444,6 @@ private:
         block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
                                                           buckets, lds.scan);
         for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.lds_first[b];
-        if(threadIdx.x == 0) lds.out_first[buckets] = size;
-        syncthreads();
-        return true;
-    }
-
-    /// Tight rows: each bucket's row starts where its output does (out_first), the cursors there;
-    /// false when a bucket is too large for the networks.
-    HIPFLASHSORT_DEVICE bool plan_tight_buckets(unsigned int buckets, unsigned int size)
-    {
-        bool too_large = false;
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
-        {
-            const unsigned int n = lds.cursor[b];
-            too_large |= n > largest_tight_bucket;
-            lds.out_first[b] = n;
-        }
-        if(syncthreads_or(too_large)) return false;
-        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
-                                                          buckets, lds.scan);
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.out_first[b];
         if(threadIdx.x == 0) lds.out_first[buckets] = size;
         syncthreads();
         return true;

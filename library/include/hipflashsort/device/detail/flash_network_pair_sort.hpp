@@ -289,7 +289,8 @@ struct flash_network_pair_sort
         const unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted < 2 ? 2 : wanted, ord);
         count(keys_in, size, classify);
-        if(!plan_buckets(classify.buckets, size)) return false;
+        if(!plan_tight_rows<BlockSize, largest_bucket>(classify.buckets, size, lds.cursor, lds.out_first, lds.scan))
+            return false;
         stage(keys_in, size, classify);
         // In place, a bucket's values may not be written while other buckets still read theirs.
         // Values no wider than the keys wait in the keys' rows once every key is out (no copy);
@@ -348,25 +349,6 @@ private:
             atomicAdd(&lds.cursor[classify(key, image(key, ord))], 1u);
         });
         syncthreads();
-    }
-
-    /// Each bucket's first slot from the counts, the cursors set to them; false when a bucket is
-    /// too large for the networks.
-    HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
-    {
-        bool too_large = false;
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
-        {
-            too_large |= lds.cursor[b] > largest_bucket;
-            lds.out_first[b] = lds.cursor[b];
-        }
-        if(syncthreads_or(too_large)) return false;
-        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
-                                                          buckets, lds.scan);
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.out_first[b];
-        if(threadIdx.x == 0) lds.out_first[buckets] = size;
-        syncthreads();
-        return true;
     }
 
     /// Each key and its input position to the next free slot of its bucket.
