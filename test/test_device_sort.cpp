@@ -749,11 +749,11 @@ std::vector<std::uint32_t> clustered_segment(std::size_t n, std::size_t cluster,
     return seg;
 }
 
-// The flash network class's tight buckets (segments of 4097-16384 keys): a cluster of distinct
-// keys fills one or two buckets to 33-64, 65-128, 129-256 or 257-512 keys, so that each of its
-// wavefronts' larger networks sorts them, or past 512 hands the segment back to the partition.
-// Ranges of at most 2048 images take a bucket per image and no network (2000 here; 3000 do not). Signed and float keys
-// (positive floats of one binade, interpolated by value) with a cluster each, too.
+// The flash network class's tight buckets (segments of 4097-16384 keys): a cluster of distinct keys
+// fills one or two buckets to 33-64, 65-128, 129-256 or 257-512 keys, so that each of its wavefronts'
+// larger networks sorts them, or past 512 hands the segment back to the partition. Ranges of at most
+// 2048 images take a bucket per image and no network (2000 here; 3000 do not). Signed and float
+// keys (positive floats of one binade, interpolated by value) with a cluster each, too.
 TEST(SegmentedSort, FlashNetworkTightBuckets)
 {
     HIPFLASHSORT_REQUIRE_GPU();

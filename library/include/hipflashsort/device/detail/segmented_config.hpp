@@ -203,9 +203,9 @@ struct segmented_config
     // threads cuts a segment into buckets of about 20 keys (pairs: 192) and sorts them with
     // wavefront networks, on bare images for keys alone (flash_network_sort), on (image bits,
     // position) composites with values (flash_network_pair_sort, which stages 16-bit input
-    // positions in place of the values). Its capacity is the largest of 16384, 8192, ... whose storage fits
-    // dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), pairs of 4-byte keys 16384 whatever
-    // the value size (8192 on gfx9).
+    // positions in place of the values). Its capacity is the largest of 16384, 8192, ... whose
+    // storage fits dynamic_lds_limit(): keys alone 16384 (8192 on gfx9), pairs of 4-byte keys
+    // 16384 whatever the value size (8192 on gfx9).
     // Pairs staged with their values in LDS, stable ranks per wavefront, held 8192 u32+u32 pairs
     // and ran at 37-38 Gkeys/s; with positions instead (H100, 2^26 pairs, medians of three
     // rounds, Gkeys/s) u32+u32 segments of 8192 / 12000 / 16384 pairs 37.8 / 35.1 / 37.0 (the
