@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -492,9 +493,9 @@ TEST(SegmentedSort, ManyMediumSegments)
 
 // Enough segments of 16385-65536 keys for the two wide flash network classes: one block each, in
 // up to four windows of buckets (f32 segments with a zero have a row shorter by the zero masks);
-// 65537 and above go to the partition, as do segments with a bucket over 1024 keys (outliers, few
-// values), which the classes hand back. On an H100 the 512-thread class takes 16385 and 24577,
-// the 1024-thread class the others.
+// 65537 and above go to the partition, as do segments with a bucket over 512 keys (outliers, few
+// values), which the classes hand back. On an H100 or H200 the 512-thread class takes segments up
+// to about 22000 keys (16385 here), the 1024-thread class the others.
 TEST(SegmentedSort, WideFlashNetworkClass)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -512,18 +513,35 @@ TEST(SegmentedSort, WideFlashNetworkClass)
     }
 }
 
-/// The largest segment the 512-thread wide class keeps, as the runner computes it: the expected
-/// one-window size of its row in half a multiprocessor's LDS (24708 keys on an H100).
-template <class Key>
-std::size_t wide_split_size()
+/// A multiprocessor's LDS bytes.
+unsigned int lds_per_multiprocessor()
 {
     int device = 0, per_sm = 0;
     if(hipGetDevice(&device) != hipSuccess
        || hipDeviceGetAttribute(&per_sm, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, device) != hipSuccess)
         ADD_FAILURE() << "no LDS size";
+    return static_cast<unsigned int>(per_sm);
+}
+
+/// The staged rows (slots) of the 512-thread and the 1024-thread wide class, as the runner sizes
+/// them: half a multiprocessor's LDS and all of it.
+template <class Key>
+std::pair<unsigned int, unsigned int> wide_rows()
+{
     using runner = hipflashsort::detail::segmented_runner<Key, hipflashsort::empty_type>;
-    using sorter = typename runner::config::wide_flash_network_sorter;
-    return sorter::typical_one_window(runner::template wide_row_in<sorter>(static_cast<unsigned int>(per_sm) / 2).slots);
+    using wide = typename runner::config::wide_flash_network_sorter;
+    using full = typename runner::config::wide_full_flash_network_sorter;
+    return {runner::template wide_row_in<wide>(lds_per_multiprocessor() / 2).slots,
+            runner::template wide_row_in<full>(lds_per_multiprocessor()).slots};
+}
+
+/// The largest segment the 512-thread wide class keeps, as the runner computes it: what its row
+/// takes in one window without a float zero (about 22000 keys on an H100 or H200).
+template <class Key>
+std::size_t wide_split_size()
+{
+    using sorter = typename hipflashsort::detail::segmented_config<Key, hipflashsort::empty_type>::wide_flash_network_sorter;
+    return sorter::zero_free_one_window(wide_rows<Key>().first);
 }
 
 // Segments on both sides of the split between the two wide classes (where the device has both;
@@ -544,70 +562,54 @@ TEST(SegmentedSort, WideFlashNetworkSplit)
     }
 }
 
-/// Segments of 24448 keys for the wide class's window tests, enough for the class to take them:
-/// images in [0, 2^27), so 128 buckets of 2^20 images; bucket b of segment s holds
-/// count(s, (b * 37 + s) % 128) keys (the buckets in another order in each segment), bucket 0
-/// the minimum and bucket 127 the maximum, shuffled.
-template <class Count>
-segment_list<> wide_window_segments(std::uint32_t seed, Count count)
-{
-    std::mt19937 rng(seed);
-    segment_list<> l;
-    for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
-    {
-        std::vector<std::uint32_t> seg;
-        for(std::uint32_t b = 0; b < 128; b++)
-        {
-            const unsigned int n = count(segment, static_cast<unsigned int>((b * 37 + segment) % 128));
-            for(unsigned int i = 0; i < n; i++) seg.push_back(b << 20 | (rng() & 0xfffffu));
-        }
-        seg.front() = 0;
-        seg.back() = (1u << 27) - 1;
-        std::shuffle(seg.begin(), seg.end(), rng);
-        l.add(seg);
-    }
-    return l;
-}
-
-// The wide flash network class rounds every bucket's row up to whole lines, so buckets of 32k + 1
-// keys can make a segment's rows longer than its block's staged row; the block then sorts its
-// buckets in windows, reading the segment again for each (from a copy when sorting in place).
-// 62 buckets of 257 keys and 66 of 129 take rows of 28416 slots (about 27800 fit an H100's half
-// LDS).
+// The wide classes' windows. Their rows are tight, so a segment without a float zero takes one
+// window up to its class's row and two just above it, and a float segment with a zero has the row
+// less the zero masks. Sizes about both classes' rows (above the 512-thread class's row the
+// 1024-thread class takes the segment), u32 keys and f32 keys with zeros in every other segment;
+// in place (where several windows read a copy of the segment) and not.
 TEST(SegmentedSort, WideFlashNetworkWindows)
 {
     HIPFLASHSORT_REQUIRE_GPU();
-    const segment_list<> l
-        = wide_window_segments(91, [](std::size_t, unsigned int slot) { return slot < 62 ? 257u : 129u; });
-    ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
-    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
-    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
-    check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, true);
-}
-
-// Skewed keys give the wide class buckets of 513 to 1024 keys, which the windowed sort splits into
-// two halves of the 512-key network and merges (sort_large_bucket); a bucket of 1025 hands its
-// segment to the partition. Three large buckets per segment (sizes cycling through the cases),
-// 176 or 177 keys in the others.
-TEST(SegmentedSort, WideFlashNetworkLargeBuckets)
-{
-    HIPFLASHSORT_REQUIRE_GPU();
-    const unsigned int large[][3] = {{1024, 513, 900}, {600, 1000, 777}, {1025, 514, 513}, {1023, 1022, 700}};
-    const segment_list<> l = wide_window_segments(92, [&](std::size_t segment, unsigned int slot) {
-        const unsigned int* big = large[segment % 4];
-        const unsigned int rest = 24448 - (big[0] + big[1] + big[2]);
-        return slot < 3 ? big[slot] : rest / 125 + (slot - 3 < rest % 125 ? 1 : 0);
-    });
-    ASSERT_EQ(l.ends.front() - l.begins.front(), 24448);
-    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, false);
-    check_segmented_input<std::uint32_t, int, false>(l.keys, l.begins, l.ends, order::ascending, true);
-    check_segmented_input<std::uint32_t, int, false>(l.complements(), l.begins, l.ends, order::descending, false);
+    using sorter = hipflashsort::detail::segmented_config<float, hipflashsort::empty_type>::wide_flash_network_sorter;
+    const auto [wide, full] = wide_rows<float>();
+    const std::size_t masks = sorter::mask_slots;
+    const auto clamp = [](std::size_t n) { return std::min<std::size_t>(std::max<std::size_t>(n, 16385), 65536); };
+    const std::size_t pattern[] = {clamp(wide - 1), clamp(wide), clamp(wide + 1), clamp(wide - masks + 1),
+                                   clamp(full), clamp(full + 1), clamp(full - masks + 1), 65536};
+    std::mt19937 rng(91);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    segment_list<std::uint32_t> u;
+    segment_list<float> f;
+    for(std::size_t segment = 0; segment < wide_class_segments() + 8; segment++)
+    {
+        const std::size_t size = pattern[segment % std::size(pattern)];
+        std::vector<std::uint32_t> us(size);
+        std::vector<float> fs(size);
+        for(std::size_t i = 0; i < size; i++)
+        {
+            us[i] = static_cast<std::uint32_t>(rng());
+            fs[i] = value(rng);
+            if(fs[i] == 0.0f) fs[i] = 0.25f;
+        }
+        if(segment / std::size(pattern) % 2 == 1)
+            for(std::size_t i = rng() % 50; i < size; i += 50) fs[i] = rng() % 2 ? -0.0f : 0.0f;
+        u.add(us);
+        f.add(fs);
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        for(const bool in_place : {false, true})
+        {
+            check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, in_place);
+            check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, in_place);
+        }
+    }
 }
 
 // Float segments in the wide flash network class keep their zero masks at the staged row's end:
 // a segment with a zero (every other one here, from one zero to one key in 40, either sign) has
 // the shorter row and may take one window more than a zero-free one of the same size. Finite
-// values in [-1, 1), interpolated by value, so that the buckets stay under 1024 keys.
+// values in [-1, 1), interpolated by value, so that the buckets stay under 512 keys.
 TEST(SegmentedSort, WideFlashNetworkFloatZeros)
 {
     HIPFLASHSORT_REQUIRE_GPU();
@@ -642,7 +644,8 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
 // buckets can part the -0 / +0 run, and the sort must still give it in input order. Segments of
 // zeros alone (two images, a bucket each), and zeros among other keys between the two extreme
 // NaNs: the full image range, whose middle bucket boundary falls between -0 and +0 where the
-// bucket count is even (size / 96 buckets: 100, 300, 500). Half the segments take the wide class.
+// bucket count is even (size / 20 buckets: 480, 1440, 820, 2400). Half the segments take the wide
+// classes.
 TEST(SegmentedSort, FlashNetworkZerosAcrossBuckets)
 {
     using codec = hipflashsort::radix_key_codec<float>;
@@ -749,25 +752,22 @@ std::vector<std::uint32_t> clustered_segment(std::size_t n, std::size_t cluster,
     return seg;
 }
 
-// The flash network class's tight buckets (segments of 4097-16384 keys): a cluster of distinct keys
-// fills one or two buckets to 33-64, 65-128, 129-256 or 257-512 keys, so that each of its wavefronts'
-// larger networks sorts them, or past 512 hands the segment back to the partition. Ranges of at most
-// 2048 images take a bucket per image and no network (2000 here; 3000 do not). Signed and float
-// keys (positive floats of one binade, interpolated by value) with a cluster each, too.
-TEST(SegmentedSort, FlashNetworkTightBuckets)
+/// Segments of sizes[i % N] with clusters[i % M] (clustered_segment), `segments` of them, as u32,
+/// i32 and f32 keys (positive floats of one binade, interpolated by value), and as many u32
+/// segments of a range of 2000 or 3000 images; sorted in both orders, in place and not.
+template <std::size_t N, std::size_t M>
+void check_clustered_segments(const std::size_t (&sizes)[N], const std::size_t (&clusters)[M], std::size_t segments,
+                              std::uint32_t seed)
 {
-    HIPFLASHSORT_REQUIRE_GPU();
-    const std::size_t sizes[] = {16384, 12345, 8192, 4097, 16000, 9999};
-    const std::size_t clusters[] = {0, 40, 64, 65, 100, 128, 129, 200, 256, 257, 400, 512, 513, 700, 1500};
-    std::mt19937 rng(96);
+    std::mt19937 rng(seed);
     segment_list<std::uint32_t> u;
     segment_list<std::int32_t> i;
     segment_list<float> f;
     using codec = hipflashsort::radix_key_codec<float>;
-    for(std::size_t segment = 0; segment < 2 * std::size(clusters); segment++)
+    for(std::size_t segment = 0; segment < segments; segment++)
     {
-        const std::size_t n = sizes[segment % std::size(sizes)];
-        const std::vector<std::uint32_t> seg = clustered_segment(n, clusters[segment % std::size(clusters)], rng);
+        const std::size_t n = sizes[segment % N];
+        const std::vector<std::uint32_t> seg = clustered_segment(n, clusters[segment % M], rng);
         u.add(seg);
         std::vector<std::int32_t> is;
         std::vector<float> fs;
@@ -778,7 +778,7 @@ TEST(SegmentedSort, FlashNetworkTightBuckets)
         }
         i.add(is);
         f.add(fs);
-        // A range of 2000 images: a bucket per image; of 3000: tight buckets of 3-4 images.
+        // A range of 2000 images: a bucket per image; of 3000: tight buckets of a few images.
         std::vector<std::uint32_t> narrow(n);
         const std::uint32_t span = segment % 2 == 0 ? 2000u : 3000u;
         for(auto& k : narrow) k = 77777u + static_cast<std::uint32_t>(rng() % span);
@@ -793,6 +793,31 @@ TEST(SegmentedSort, FlashNetworkTightBuckets)
             check_segmented_input<float, int, false>(f.keys, f.begins, f.ends, ord, in_place);
         }
     }
+}
+
+// The clusters of the tight-bucket tests: none, or filling one or two buckets to 33-64, 65-128,
+// 129-256 or 257-512 keys, so that each of a wavefront's larger networks sorts them, or past 512
+// (in one bucket) handing the segment back to the partition.
+constexpr std::size_t tight_clusters[] = {0, 40, 64, 65, 100, 128, 129, 200, 256, 257, 400, 512, 513, 700, 1500};
+
+// The flash network class's tight buckets (segments of 4097-16384 keys). Ranges of at most 2048
+// images take a bucket per image and no network (2000 here; 3000 do not). Signed and float keys
+// with a cluster each, too.
+TEST(SegmentedSort, FlashNetworkTightBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t sizes[] = {16384, 12345, 8192, 4097, 16000, 9999};
+    check_clustered_segments(sizes, tight_clusters, 2 * std::size(tight_clusters), 96);
+}
+
+// The same in the wide classes (segments of 16385-65536 keys, enough of them for the classes):
+// their buckets, about 20 keys each, are sorted in windows of the staged row, and a cluster may
+// fill a bucket at a window's end.
+TEST(SegmentedSort, WideFlashNetworkTightBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t sizes[] = {65536, 24577, 50000, 16385, 40000, 30001};
+    check_clustered_segments(sizes, tight_clusters, wide_class_segments() + 4, 97);
 }
 
 // Pairs between the wavefront networks and the partition: the block network on composites up to

@@ -460,55 +460,94 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
     check_classes<std::uint64_t, std::uint64_t>();
 }
 
+/// The windows that Sorter::cut_windows cuts buckets of these sizes into for a row (0: too many).
+template <class Sorter>
+unsigned int windows_of(const std::vector<unsigned int>& sizes, unsigned int row)
+{
+    std::vector<unsigned int> out_first(sizes.size() + 1, 0), window_first(Sorter::max_windows + 1);
+    for(std::size_t b = 0; b < sizes.size(); b++) out_first[b + 1] = out_first[b] + sizes[b];
+    const unsigned int windows = Sorter::cut_windows(out_first.data(), static_cast<unsigned int>(sizes.size()), row,
+                                                     window_first.data());
+    if(windows == 0) return 0;
+    // Every window starts after the last, holds at most the row, and the last ends the segment.
+    for(unsigned int w = 0; w < windows; w++)
+    {
+        EXPECT_LT(window_first[w], window_first[w + 1]) << row << " " << w;
+        EXPECT_LE(out_first[window_first[w + 1]] - out_first[window_first[w]], row) << row << " " << w;
+    }
+    EXPECT_EQ(window_first[0], 0u);
+    EXPECT_EQ(window_first[windows], sizes.size());
+    return windows;
+}
+
+/// Bucket sizes of n keys that leave cut_windows' windows as short as they can be in a row of
+/// `slots` (at least 2 * largest_bucket - 1): each window holds slots - largest_bucket + 1 keys,
+/// one bucket of largest_bucket keys and one-key buckets, so that the next window's largest
+/// bucket does not fit it.
+template <class Sorter>
+std::vector<unsigned int> short_window_buckets(std::uint64_t n, unsigned int slots)
+{
+    const unsigned int fill = slots - Sorter::largest_bucket + 1;
+    std::vector<unsigned int> sizes;
+    std::uint64_t in_window = 0;
+    for(std::uint64_t left = n; left > 0;)
+    {
+        const unsigned int b = in_window == 0 ? static_cast<unsigned int>(std::min<std::uint64_t>(Sorter::largest_bucket, left)) : 1u;
+        sizes.push_back(b);
+        left -= b;
+        in_window += b;
+        if(in_window == fill) in_window = 0;
+    }
+    return sizes;
+}
+
 // The wide flash network classes' size limit for a staged row and a number of windows: every
-// segment up to it has its bucket rows start inside those windows (the kernel's plan_windows does
-// not check), and the limit is not far below the exact largest such size. Float segments with a
-// zero have the row less the zero masks' slots. Both classes plan their windows with it.
+// segment up to it (buckets of at most largest_bucket keys) is cut into at most that many windows
+// by cut_windows, the kernel's own planner, and at the limit + 1 the shortest windows need one
+// more. Float segments with a zero have the row less the zero masks' slots.
 template <class Key, class Sorter>
 void check_largest_windowed(unsigned int windows)
 {
     using sorter = Sorter;
-    // The most a segment of n keys can have its last bucket row start at: every bucket rounded up.
-    const auto last_row_bound = [](std::uint64_t n) {
-        const std::uint64_t buckets = std::max<std::uint64_t>(2, (n + sorter::bucket_goal - 1) / sorter::bucket_goal);
-        return n + (sorter::line_items - 1) * buckets;
-    };
-    static_assert(sorter::full_slots == sorter::whole_slots + sorter::mask_slots, "the masks beside every bucket");
+    static_assert(sorter::full_slots == sorter::capacity + sorter::mask_slots, "the masks beside every bucket");
     static_assert(std::is_floating_point_v<Key> == (sorter::mask_slots > 0), "masks in the row for floats only");
+    std::mt19937 rng(windows);
     // H100 / A100 / gfx9 rows of 4-byte keys, then a sweep.
-    std::vector<unsigned int> rows = {27808, 23712, 19616, 7072, sorter::largest_row, sorter::largest_row + 1,
-                                      sorter::mask_slots + sorter::largest_row + 1, sorter::whole_slots,
-                                      sorter::full_slots - 1, sorter::full_slots};
+    std::vector<unsigned int> rows = {27808, 23712, 19616, 7072, sorter::largest_bucket + 1, sorter::mask_slots + 1000,
+                                      sorter::capacity, sorter::full_slots - 1, sorter::full_slots};
     for(unsigned int row = 1000; row < sorter::full_slots; row += 997) rows.push_back(row);
     for(const unsigned int row : rows)
     {
         const unsigned int limit = sorter::largest_windowed(row, windows);
         ASSERT_LE(limit, sorter::capacity) << row;
         const unsigned int slots = row > sorter::mask_slots ? row - sorter::mask_slots : 0; // with a zero
-        if(slots <= sorter::largest_row)
-        {
-            EXPECT_EQ(limit, 0u) << row;
-            continue;
-        }
-        if(slots >= sorter::whole_slots)
+        if(slots <= sorter::largest_bucket) continue; // no class takes such a row
+        if(slots >= sorter::capacity)
         {
             EXPECT_EQ(limit, sorter::capacity) << row; // one window takes every bucket
             continue;
         }
-        const std::uint64_t reach = std::uint64_t(windows) * (slots - sorter::largest_row);
-        if(limit == 0)
+        const auto at_most = [&](std::uint64_t n) {
+            const unsigned int w = windows_of<sorter>(short_window_buckets<sorter>(n, slots), slots);
+            return w != 0 && w <= windows;
+        };
+        EXPECT_TRUE(at_most(limit)) << row;
+        // Exact where a window's shortest fill can start with the largest bucket (all real rows).
+        if(limit < sorter::capacity && slots + 1 >= 2 * sorter::largest_bucket)
+            EXPECT_FALSE(at_most(limit + 1u)) << row;
+        // Buckets of random sizes up to largest_bucket.
+        for(int trial = 0; trial < 4; trial++)
         {
-            EXPECT_GE(last_row_bound(sorter::bucket_goal), reach) << row; // too short for a useful segment
-            continue;
-        }
-        for(std::uint64_t n = 1; n <= limit; n += n < 4096 ? 1 : 61) ASSERT_LT(last_row_bound(n), reach) << row << " " << n;
-        EXPECT_LT(last_row_bound(limit), reach) << row;
-        if(limit < sorter::capacity)
-        {
-            // Within 1% of the exact limit (the bound's +1 bucket rounds it down).
-            std::uint64_t exact = limit;
-            while(exact < sorter::capacity && last_row_bound(exact + 1) < reach) exact++;
-            EXPECT_GE(limit, exact - exact / 100 - sorter::line_items) << row;
+            std::vector<unsigned int> sizes;
+            for(std::uint64_t left = limit; left > 0;)
+            {
+                const unsigned int b = static_cast<unsigned int>(std::min<std::uint64_t>(
+                    left, trial % 2 ? rng() % (sorter::largest_bucket + 1) : rng() % (2 * sorter::bucket_goal)));
+                sizes.push_back(b);
+                left -= b;
+            }
+            const unsigned int w = windows_of<sorter>(sizes, slots);
+            EXPECT_TRUE(w != 0 && w <= windows) << row << " " << trial;
         }
     }
 }
@@ -535,42 +574,39 @@ TEST(SegmentedConfig, WideFlashNetworkLimitFitsItsWindows)
     check_wide_classes_windows<std::uint8_t>();
 }
 
-// The split between the two wide classes: the largest segment whose buckets, at bucket_goal keys
-// and half a line of padding each, start inside one window of the row (masks not counted). It
-// never lies below the one-window bound for a zero-free segment, and grows with the row.
+// The split between the two wide classes: the largest segment without a float zero that the
+// 512-thread class's row takes in one window, the whole row (tight rows), and one key more takes
+// two; it grows with the row.
 template <class Sorter>
-void check_typical_one_window()
+void check_zero_free_one_window()
 {
-    constexpr std::uint64_t pad = Sorter::line_items / 2;
-    const auto fits = [](std::uint64_t n, unsigned int row) {
-        return (n + pad + Sorter::largest_row) * Sorter::bucket_goal + pad * n <= std::uint64_t(row) * Sorter::bucket_goal;
-    };
     unsigned int previous = 0;
-    for(unsigned int row = 500; row < Sorter::full_slots + 2000; row += 499)
+    for(unsigned int row = 600; row < Sorter::full_slots + 2000; row += 499)
     {
-        const unsigned int n = Sorter::typical_one_window(row);
+        const unsigned int n = Sorter::zero_free_one_window(row);
         EXPECT_LE(n, Sorter::capacity) << row;
         EXPECT_GE(n, previous) << row;
-        EXPECT_GE(n, Sorter::largest_windowed(row + Sorter::mask_slots, 1)) << row;
         previous = n;
-        if(n == 0)
+        const std::vector<unsigned int> one(n / Sorter::bucket_goal, Sorter::bucket_goal);
+        std::vector<unsigned int> sizes = one;
+        if(n % Sorter::bucket_goal != 0) sizes.push_back(n % Sorter::bucket_goal);
+        EXPECT_EQ(windows_of<Sorter>(sizes, row), 1u) << row;
+        if(n < Sorter::capacity)
         {
-            EXPECT_FALSE(fits(1, row)) << row;
-            continue;
+            sizes.push_back(1);
+            EXPECT_EQ(windows_of<Sorter>(sizes, row), 2u) << row;
         }
-        EXPECT_TRUE(fits(n, row)) << row;
-        if(n < Sorter::capacity) EXPECT_FALSE(fits(n + 1, row)) << row;
     }
 }
 
-TEST(SegmentedConfig, WideClassesSplitAtTheExpectedOneWindowSize)
+TEST(SegmentedConfig, WideClassesSplitAtTheOneWindowSize)
 {
     using hipflashsort::empty_type;
     using hipflashsort::detail::segmented_config;
-    check_typical_one_window<segmented_config<std::uint32_t, empty_type>::wide_flash_network_sorter>();
-    check_typical_one_window<segmented_config<float, empty_type>::wide_flash_network_sorter>();
-    check_typical_one_window<segmented_config<std::uint16_t, empty_type>::wide_flash_network_sorter>();
-    check_typical_one_window<segmented_config<std::uint8_t, empty_type>::wide_flash_network_sorter>();
+    check_zero_free_one_window<segmented_config<std::uint32_t, empty_type>::wide_flash_network_sorter>();
+    check_zero_free_one_window<segmented_config<float, empty_type>::wide_flash_network_sorter>();
+    check_zero_free_one_window<segmented_config<std::uint16_t, empty_type>::wide_flash_network_sorter>();
+    check_zero_free_one_window<segmented_config<std::uint8_t, empty_type>::wide_flash_network_sorter>();
 }
 
 // Binning: small classes by their limits, then the first wide list up to wide_split, the second

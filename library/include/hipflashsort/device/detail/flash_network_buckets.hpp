@@ -98,40 +98,18 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
     }
 }
 
-/// LDS starts of the buckets' rows, in bucket order, each row rounded up to a whole number of
-/// Round slots (so that a network may store whole chunks below its row's end), from the buckets'
-/// sizes size_of(b). Returns false, having planned nothing, when a bucket holds more than Largest
-/// keys. All threads call it together; ends with a barrier.
-template <unsigned int BlockSize, unsigned int Round, unsigned int Largest, class SizeOf>
-HIPFLASHSORT_DEVICE bool plan_bucket_rows(unsigned int buckets, SizeOf size_of, unsigned int* lds_first,
-                                          unsigned int* scan)
-{
-    bool too_large = false;
-    for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
-    {
-        const unsigned int n = size_of(b);
-        too_large |= n > Largest;
-        lds_first[b] = (n + Round - 1) / Round * Round;
-    }
-    if(syncthreads_or(too_large)) return false;
-    block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds_first[j]; },
-                                                      buckets, scan);
-    return true;
-}
-
 /// Hands every bucket of [first, last) to a logical wavefront network: sort(lanes, items, b, n,
 /// member) with lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in
 /// turn; a hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by
-/// side (16 lanes x 16 keys, or x 8 where Small and they hold up to 128); otherwise each 32-lane
+/// side (16 lanes x 16 keys); otherwise each 32-lane
 /// half runs its two groups' buckets one after the other through 32 lanes x 16 keys, or x 32 where
 /// Largest allows buckets above 512. A group without a bucket calls with n = 0 (and b = first), so
 /// that whole wavefronts run the shuffles; a wavefront without any bucket skips its turn.
 /// out_first[b] is bucket b's first output position, out_first[last] the end of bucket last - 1.
-template <unsigned int BlockSize, unsigned int Largest, bool Small = false, class Sort>
+template <unsigned int BlockSize, unsigned int Largest, class Sort>
 HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last, const unsigned int* out_first,
                                           Sort sort)
 {
-    using c8 = std::integral_constant<unsigned int, 8>;
     using c16 = std::integral_constant<unsigned int, 16>;
     using c32 = std::integral_constant<unsigned int, 32>;
     constexpr unsigned int lanes = 16, groups = BlockSize / lanes;
@@ -142,14 +120,6 @@ HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last,
         const unsigned int b = base + group;
         const unsigned int n = b < last ? out_first[b + 1] - out_first[b] : 0u;
         if(ballot(n != 0) == 0) continue; // a wavefront without buckets skips the network
-        if constexpr(Small)
-        {
-            if(ballot(n > lanes * 8) == 0)
-            {
-                sort(c16{}, c8{}, b < last ? b : first, n, threadIdx.x % lanes);
-                continue;
-            }
-        }
         if(ballot(n > lanes * 16) == 0)
         {
             sort(c16{}, c16{}, b < last ? b : first, n, threadIdx.x % lanes);
@@ -190,41 +160,42 @@ HIPFLASHSORT_DEVICE bool plan_tight_rows(unsigned int buckets, unsigned int size
     return true;
 }
 
-/// Hands tight buckets (rows side by side, each starting at out_first[b]) of [0, buckets) to
+/// Hands tight buckets (rows side by side, each starting at out_first[b]) of [first, last) to
 /// logical wavefront networks: sort(lanes, items, b, n, member) as sort_bucket_rows calls it, up
 /// to `Largest` keys (at most 512). Each wavefront takes wave / 4 consecutive buckets at a turn,
 /// one per group of 4 lanes x 8 keys (the 32-key network), or, where one of them holds more than
 /// 32, all of them in turns of the smallest network that takes the largest (8, 16 or 32 lanes x 8
 /// keys, 32 x 16). A group stores only inside its bucket's keys, so rows need no padding.
 template <unsigned int BlockSize, unsigned int Largest, class Sort>
-HIPFLASHSORT_DEVICE void sort_tight_bucket_rows(unsigned int buckets, const unsigned int* out_first, Sort sort)
+HIPFLASHSORT_DEVICE void sort_tight_bucket_rows(unsigned int first, unsigned int last, const unsigned int* out_first,
+                                                Sort sort)
 {
     using shape = block_shape<BlockSize>;
     static_assert(Largest <= 512 && shape::wave % 32 == 0, "networks of up to 32 lanes x 16 keys");
     constexpr unsigned int batch = shape::wave / 4;
-    const auto size_of = [&](unsigned int b, unsigned int last) { return b < last ? out_first[b + 1] - out_first[b] : 0u; };
-    const auto turns = [&](auto lanes, auto items, unsigned int first, unsigned int last) {
+    const auto size_of = [&](unsigned int b, unsigned int end) { return b < end ? out_first[b + 1] - out_first[b] : 0u; };
+    const auto turns = [&](auto lanes, auto items, unsigned int from, unsigned int to) {
         constexpr unsigned int group = decltype(lanes)::value;
-        for(unsigned int base = first; base < last; base += shape::wave / group)
+        for(unsigned int base = from; base < to; base += shape::wave / group)
         {
             const unsigned int b = base + lane_id() / group;
-            sort(lanes, items, b < last ? b : first, size_of(b, last), lane_id() % group);
+            sort(lanes, items, b < to ? b : from, size_of(b, to), lane_id() % group);
         }
     };
     using c4 = std::integral_constant<unsigned int, 4>;
     using c8 = std::integral_constant<unsigned int, 8>;
     using c16 = std::integral_constant<unsigned int, 16>;
     using c32 = std::integral_constant<unsigned int, 32>;
-    for(unsigned int first = threadIdx.x / shape::wave * batch; first < buckets; first += shape::waves * batch)
+    for(unsigned int from = first + threadIdx.x / shape::wave * batch; from < last; from += shape::waves * batch)
     {
-        const unsigned int last = min_of(first + batch, buckets);
-        const unsigned int b = first + lane_id() / 4;
-        const unsigned int n = size_of(b, last);
-        if(ballot(n > 32) == 0) sort(c4{}, c8{}, b < last ? b : first, n, lane_id() % 4);
-        else if(ballot(n > 64) == 0) turns(c8{}, c8{}, first, last);
-        else if(ballot(n > 128) == 0) turns(c16{}, c8{}, first, last);
-        else if(ballot(n > 256) == 0) turns(c32{}, c8{}, first, last);
-        else turns(c32{}, c16{}, first, last);
+        const unsigned int to = min_of(from + batch, last);
+        const unsigned int b = from + lane_id() / 4;
+        const unsigned int n = size_of(b, to);
+        if(ballot(n > 32) == 0) sort(c4{}, c8{}, b < to ? b : from, n, lane_id() % 4);
+        else if(ballot(n > 64) == 0) turns(c8{}, c8{}, from, to);
+        else if(ballot(n > 128) == 0) turns(c16{}, c8{}, from, to);
+        else if(ballot(n > 256) == 0) turns(c32{}, c8{}, from, to);
+        else turns(c32{}, c16{}, from, to);
     }
 }
 

@@ -25,20 +25,17 @@ namespace detail {
 /// network → write. Three reads of the segment (the second and third from L2), one write. A
 /// segment already in order is copied instead, one in reverse order reversed (run_direction).
 ///
-/// Unwindowed (the flash network class), the rows are tight: each bucket is staged where its
-/// output goes, buckets average tight_goal keys, and a wavefront's groups of 4 lanes sort
-/// consecutive buckets with the 32-key network (sort_tight_buckets); a range of at most
-/// image_buckets images takes a bucket per image and no network. The row is then written out
-/// whole. A segment with a bucket above largest_tight_bucket keys (skewed keys) is not sorted
-/// here but handed back for a partition round, whose buckets get their own min/max.
+/// The rows are tight: each bucket is staged where its output goes, buckets average bucket_goal
+/// keys, and a wavefront's groups of 4 lanes sort consecutive buckets with the 32-key network
+/// (sort_tight_bucket_rows); a range of at most image_buckets images takes a bucket per image and
+/// no network. The row is then written out whole. A segment with a bucket above largest_bucket
+/// keys (skewed keys) is not sorted here but handed back for a partition round, whose buckets get
+/// their own min/max.
 ///
-/// Windowed (the wide classes), buckets average bucket_goal keys, so nearly all fit the 128-key
-/// network of 16 lanes (8 keys each) or the 256-key one (16 each); larger ones take the 512- or
-/// 1024-key network of 32 lanes, and a bucket above 1024 keys hands the segment back. Each
-/// bucket's row starts on a whole line, and a shorter staged row than the segment takes the
-/// buckets in windows, consecutive buckets whose rows fit it, reading the segment once more per
-/// window: a segment larger than the LDS is still sorted by one block, its reads after the first
-/// from L2.
+/// Windowed (the wide classes), a staged row shorter than the segment takes the buckets in
+/// windows, runs of consecutive buckets that fit it (plan_windows), reading the segment once more
+/// per window: a segment larger than the LDS is still sorted by one block, its reads after the
+/// first from L2.
 ///
 /// Inside a bucket the staging order is the hardware's: equal images are equal keys, except
 /// floats' -0 and +0, whose run is rewritten in input order at the end from bit masks taken while
@@ -54,12 +51,6 @@ struct flash_network_sort
 
     static constexpr unsigned int capacity = Capacity;
     static constexpr unsigned int items = Capacity / BlockSize; // keys per thread and pass
-    // Buckets of about 96 keys fit the 128-key network: 28 compare-exchange steps over 128 slots
-    // instead of 36 over 256 for buckets of about 192. H200, 5 rotated rounds, Gkeys/s, medians,
-    // 192 -> 96: 2^28 u32 / f32 uniform 48.6 / 44.6 -> 49.5 / 45.3, sorted 43.8 / 40.7 -> 45.0 /
-    // 41.8; segments of 16384 / 65536 u32 keys 123.4 / 95.2 -> 126.6 / 100.6 (2^26 keys). 80
-    // lost 1-2% (more buckets, the same network), 112 gained sorted keys more (+5%, their buckets
-    // never pass 128) and uniform ones less (forty-first session).
     // Tight buckets of about 20 keys fit the 32-key network of 4 lanes, whose 15 stages (3
     // across lanes) cost about half of the 128-key network's 28 (10 across lanes) per slot. H200,
     // 2^28 keys, three rotated rounds, Gkeys/s, medians, against the 96-key buckets of whole-line
@@ -69,28 +60,24 @@ struct flash_network_sort
     // u32 sort 1.282 G -> 0.964 G warp instructions, 2.75 -> 2.24 ms at ncu's clocks. Goals of
     // 16 / 18 / 22 / 24 keys: u32 uniform 54.78 / 55.57 / 55.02 / 53.79, f32 57.19 / 57.17 /
     // 56.76 / 56.27. f32 keys of [0.5, 1) come about 16 times each in the benchmarks: their
-    // segments span fewer images than image_buckets and take a bucket per image.
-    static constexpr unsigned int tight_goal = 20;
-    static constexpr unsigned int bucket_goal = Windowed ? 96 : tight_goal;
-    // Unwindowed, a segment whose range spans at most this many images takes a bucket per image
-    // (a counting sort: no networks). H200, three rotated rounds, against 1024 (fifty-eighth
-    // session): 2^28 f32 uniform 56.74 -> 59.53 Gkeys/s, outlier 55.52 -> 58.30, exponential
-    // 45.59 -> 48.33 (segments of keys of [0.25, 0.5), about 8 copies each, span about 1640
-    // images), u32 within 0.2%; 4096 (one block per multiprocessor: 100 KiB of LDS each) lost
-    // 2^28 f32 uniform 10%.
+    // segments span fewer images than image_buckets and take a bucket per image. (The 96-key
+    // buckets had beaten 192-key ones of the 256-key network by 2-5%, forty-first session.)
+    // The wide classes' windows take the same goal: H200, segments of 16384 / 20000 / 24577 /
+    // 32768 / 49152 / 65536 u32 keys (2^26 keys, three rotated rounds, fifty-ninth session) at
+    // goals of 16 / 20 / 24 / 32 keys: 20000 140.1 / 148.9 / 135.7 / 121.1 Gkeys/s, 65536 114.8 /
+    // 118.9 / 111.0 / 102.0, 24577 109.6 / 114.1 / 106.2 / 117.5 (f32 likewise).
+    static constexpr unsigned int bucket_goal = 20;
+    // A segment whose range spans at most this many images takes a bucket per image (a counting
+    // sort: no networks). H200, three rotated rounds, against 1024 (fifty-eighth session): 2^28
+    // f32 uniform 56.74 -> 59.53 Gkeys/s, outlier 55.52 -> 58.30, exponential 45.59 -> 48.33
+    // (segments of keys of [0.25, 0.5), about 8 copies each, span about 1640 images), u32 within
+    // 0.2%; 4096 (one block per multiprocessor: 100 KiB of LDS each) lost 2^28 f32 uniform 10%.
     static constexpr unsigned int image_buckets = 2048;
-    static constexpr unsigned int max_buckets
-        = Windowed ? Capacity / bucket_goal + 1 : max_u(Capacity / tight_goal + 1, image_buckets);
-    static constexpr unsigned int largest_bucket = 1024;
+    static constexpr unsigned int max_buckets = max_u(Capacity / bucket_goal + 1, image_buckets);
     // The 1024-key network (32 keys per lane) made the tight sort spill (ptxas: 48-76 bytes of
     // spill stores); such buckets hand the segment back instead.
-    static constexpr unsigned int largest_tight_bucket = 512;
-    // Each bucket's run starts on a whole line of the swizzled rows, so that a network's output,
-    // stored in place, stays inside the lines its bucket owns (windowed; unwindowed rows are
-    // tight: a wavefront owns consecutive buckets and stores only inside their keys).
+    static constexpr unsigned int largest_bucket = 512;
     static constexpr unsigned int line_items = 128 / sizeof(Key);
-    static constexpr unsigned int largest_row = (largest_bucket + line_items - 1) / line_items * line_items;
-    static constexpr unsigned int whole_slots = Windowed ? Capacity + (line_items - 1) * max_buckets : Capacity;
     static constexpr unsigned int max_windows = 4;
     static constexpr unsigned int mask_words = codec::is_float ? Capacity / 32 : 1;
     // A float segment's zero masks (16 KiB for 65536 keys) sit at the staged row's end, so that
@@ -119,8 +106,7 @@ struct flash_network_sort
     struct storage_type
     {
         unsigned int cursor[max_buckets];    // bucket counts, then the next free LDS slot of each
-        unsigned int out_first[max_buckets + 1]; // output offset of each bucket (exclusive prefix)
-        unsigned int lds_first[Windowed ? max_buckets : 1]; // windowed: each bucket's first slot
+        unsigned int out_first[max_buckets + 1]; // output offset and first slot of each bucket
         unsigned int window_first[max_windows + 1]; // first bucket of each window
         std::uint32_t reduce[2 * shape::waves];
         unsigned int scan[shape::waves];
@@ -141,38 +127,31 @@ struct flash_network_sort
         return bytes > row_offset ? (bytes - row_offset) / static_cast<unsigned int>(sizeof(Key)) : 0u;
     }
     /// Largest segment that a staged row of `row` keys takes in at most `windows` windows (0:
-    /// none). plan_windows puts a bucket whose row starts at slot P into window
-    /// P / (slots - largest_row); the rows of n keys, in at most n / bucket_goal + 1 buckets of
-    /// whole lines, start at P <= n + (line_items - 1) * (n / bucket_goal + 1) (whole_slots for
-    /// the capacity, after empty buckets). The masks' slots are not counted: a segment with a
-    /// zero has the row without them.
+    /// none). plan_windows closes a window only before a bucket that would end beyond the row,
+    /// so every window but the last holds more than slots - largest_bucket keys, and the last at
+    /// most slots: a segment of (windows - 1) * (slots - largest_bucket + 1) + slots keys fits,
+    /// one key more may not. The masks' slots are not counted: a segment with a zero has the row
+    /// without them.
     HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int largest_windowed(unsigned int row,
                                                                            unsigned int windows = max_windows)
     {
-        if(row <= mask_slots) return 0;
+        if(row <= mask_slots || windows == 0) return 0;
         const unsigned int slots = row - mask_slots;
-        if(slots >= whole_slots) return Capacity;
-        if(slots <= largest_row) return 0;
-        const std::uint64_t reach = std::uint64_t(windows) * (slots - largest_row); // P < reach
-        if(reach <= line_items) return 0;
-        const std::uint64_t n = (reach - line_items) * bucket_goal / (bucket_goal + line_items - 1);
+        if(slots >= Capacity) return Capacity;
+        const std::uint64_t fuller = slots > largest_bucket ? slots - largest_bucket + 1 : 0;
+        const std::uint64_t n = (windows - 1) * fuller + slots;
         return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
     }
 
-    /// Largest segment of spread keys that a row of `row` keys is expected to take in one window:
-    /// its buckets average bucket_goal keys and half a line of padding, and the masks are not
-    /// counted (zero-free segments). An estimate, not a bound like largest_windowed: a segment
-    /// below it whose buckets pad more takes a second window, and one a little above it may not.
-    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int typical_one_window(unsigned int row)
+    /// Largest segment without a float zero that a row of `row` keys takes in one window: the
+    /// whole row, the rows being tight (the masks' slots are the row's only when there is a zero).
+    HIPFLASHSORT_HOST_DEVICE static constexpr unsigned int zero_free_one_window(unsigned int row)
     {
-        constexpr unsigned int pad = line_items / 2;
-        if(row <= largest_row + pad) return 0;
-        const std::uint64_t n = std::uint64_t(row - largest_row - pad) * bucket_goal / (bucket_goal + pad);
-        return n < Capacity ? static_cast<unsigned int>(n) : Capacity;
+        return row < Capacity ? row : Capacity;
     }
 
     /// Staged slots worth having: every bucket in one window, the masks beside them.
-    static constexpr unsigned int full_slots = whole_slots + mask_slots;
+    static constexpr unsigned int full_slots = Capacity + mask_slots;
 
     storage_type& lds;
     order ord;
@@ -213,10 +192,7 @@ struct flash_network_sort
         }
         unsigned int wanted = (size + bucket_goal - 1) / bucket_goal;
         wanted = wanted < 2 ? 2 : wanted;
-        if constexpr(!Windowed)
-        {
-            if(hi - lo < image_buckets) wanted = image_buckets; // a bucket per image: no networks
-        }
+        if(hi - lo < image_buckets) wanted = image_buckets; // a bucket per image: no networks
         const auto classify = flash_classifier<Key>::make(lo, hi, wanted, ord);
         if constexpr(Windowed)
         {
@@ -227,49 +203,41 @@ struct flash_network_sort
             }
         }
         count(in, size, classify);
+        if(!plan_tight_rows<BlockSize, largest_bucket>(classify.buckets, size, lds.cursor, lds.out_first, lds.scan))
+            return false;
         if constexpr(!Windowed)
         {
-            if(!plan_tight_rows<BlockSize, largest_tight_bucket>(classify.buckets, size, lds.cursor, lds.out_first, lds.scan))
-                return false;
-            stage(in, size, classify, 0, classify.buckets, 0, nullptr);
-            if(!classify.by_image.direct) sort_tight_buckets(classify.buckets);
-            syncthreads(); // every bucket is sorted in the row
-            write_row(out, size);
+            sort_window(in, size, classify, 0, classify.buckets, out, nullptr, [] {});
             if constexpr(codec::is_float)
             {
                 if(zeros) restore_zero_order(out, size, below);
             }
-            syncthreads(); // the LDS is reused by the next segment
-            return true;
         }
         else
         {
-            if(!plan_buckets(classify.buckets, size)) return false;
-            plan_windows(classify.buckets, zeros ? slots - mask_slots : slots);
+            if(!plan_windows(classify.buckets, zeros ? slots - mask_slots : slots)) return false;
             for(unsigned int w = 0; w < lds.job.windows; w++)
             {
                 const window_job job = lds.job;
                 const bool copy = job.windows > 1 && job.in == job.out;
-                const unsigned int first = lds.window_first[w], last = lds.window_first[w + 1];
-                const unsigned int base = lds.lds_first[first];
                 // In registers through the staging: read there from LDS, its fields were loaded again
                 // for every key, the staging's LDS atomics and stores being possible writes to them
                 // (H100, 2^26 keys, Gkeys/s, medians of three rounds: segments of 32768 / 65536
                 // keys u32 90.3 / 77.2 -> 91.8 / 78.3, f32 83.5 / 72.8 -> 86.8 / 75.5).
                 const flash_classifier<Key> classify_window = lds.classify;
-                stage(w == 0 || !copy ? job.in : job.scratch, job.size, classify_window, first, last, base,
-                      copy && w == 0 ? job.scratch : nullptr);
-                if(w + 1 == job.windows) prefetch_segment(job.next, job.next_size);
-                sort_buckets(nullptr, first, last, base);
+                sort_window(w == 0 || !copy ? job.in : job.scratch, job.size, classify_window, lds.window_first[w],
+                            lds.window_first[w + 1], job.out, copy && w == 0 ? job.scratch : nullptr, [&] {
+                                if(w + 1 == job.windows) prefetch_segment(job.next, job.next_size);
+                            });
                 syncthreads(); // the row is staged again by the next window
             }
             if constexpr(codec::is_float)
             {
                 if(lds.job.zeros) restore_zero_order(lds.job.out, lds.job.size, lds.job.below);
             }
-            syncthreads(); // the LDS is reused by the next segment
-            return true;
         }
+        syncthreads(); // the LDS is reused by the next segment
+        return true;
     }
 
 private:
@@ -433,24 +401,24 @@ private:
         syncthreads();
     }
 
-    /// Output and LDS starts of the buckets from their counts, the cursors set to the LDS starts;
-    /// false when a bucket is too large for the networks.
-    HIPFLASHSORT_DEVICE bool plan_buckets(unsigned int buckets, unsigned int size)
+    /// Stages buckets [first, last), sorts them in the row and writes it out to its output
+    /// positions, [out_first[first], out_first[last]); also copies every key to `copy_to` where it
+    /// is given. after_staging() runs once the input has been read.
+    template <class Classify, class AfterStaging>
+    HIPFLASHSORT_DEVICE void sort_window(const Key* in, unsigned int size, const Classify& classify, unsigned int first,
+                                         unsigned int last, Key* out, Key* copy_to, AfterStaging after_staging)
     {
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.out_first[b] = lds.cursor[b];
-        if(!plan_bucket_rows<BlockSize, line_items, largest_bucket>(
-               buckets, [&](unsigned int b) { return lds.cursor[b]; }, lds.lds_first, lds.scan))
-            return false;
-        block_exclusive_scan_lds<BlockSize, unsigned int>([&](unsigned int j) -> unsigned int& { return lds.out_first[j]; },
-                                                          buckets, lds.scan);
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize) lds.cursor[b] = lds.lds_first[b];
-        if(threadIdx.x == 0) lds.out_first[buckets] = size;
-        syncthreads();
-        return true;
+        const unsigned int base = lds.out_first[first];
+        stage(in, size, classify, first, last, base, copy_to);
+        after_staging();
+        if(!classify.by_image.direct) sort_tight_buckets(first, last, base);
+        syncthreads(); // every bucket is sorted in the row
+        write_row(out + base, lds.out_first[last] - base);
     }
 
     /// out[0, size) = the staged row, two keys per thread at a time (H200, 2^28 u32 uniform
-    /// +0.5%, normal +0.7% against one; four spilled 20 bytes).
+    /// +0.5%, normal +0.7% against one; four spilled 20 bytes). Windowed, the output makes way in
+    /// L2 for the next segment, prefetched meanwhile.
     HIPFLASHSORT_DEVICE void write_row(Key* out, unsigned int size) const
     {
         constexpr unsigned int batch = 2;
@@ -467,25 +435,28 @@ private:
             for(unsigned int j = 0; j < batch; j++)
             {
                 const unsigned int i = i0 + j * BlockSize;
-                if(i < size) out[i] = k[j];
+                if(i >= size) continue;
+                if constexpr(Windowed) store_streaming(out + i, k[j]);
+                else out[i] = k[j];
             }
         }
     }
 
-    /// The tight rows' buckets, each by a group's network (sort_tight_bucket_rows).
-    HIPFLASHSORT_DEVICE void sort_tight_buckets(unsigned int buckets)
+    /// Buckets [first, last) of the row staged from slot `base` on, each by a group's network
+    /// (sort_tight_bucket_rows).
+    HIPFLASHSORT_DEVICE void sort_tight_buckets(unsigned int first, unsigned int last, unsigned int base)
     {
-        sort_tight_bucket_rows<BlockSize, largest_tight_bucket>(
-            buckets, lds.out_first, [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
-                sort_tight_bucket<decltype(lanes)::value, decltype(items)::value>(b, n, member);
+        sort_tight_bucket_rows<BlockSize, largest_bucket>(
+            first, last, lds.out_first, [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
+                sort_tight_bucket<decltype(lanes)::value, decltype(items)::value>(b, n, member, base);
             });
     }
 
     /// One tight bucket of n keys (n may be 0) sorted in place by a group of Lanes lanes.
     template <unsigned int Lanes, unsigned int Items>
-    HIPFLASHSORT_DEVICE void sort_tight_bucket(unsigned int b, unsigned int n, unsigned int member)
+    HIPFLASHSORT_DEVICE void sort_tight_bucket(unsigned int b, unsigned int n, unsigned int member, unsigned int base)
     {
-        Key* const row = staged() + (n != 0 ? lds.out_first[b] : 0u);
+        Key* const row = staged() + (lds.out_first[b] - base);
         std::uint32_t images[Items];
         load_striped_images<Lanes>(row, n, member, ord, images);
         warp_bitonic_sort<std::uint32_t, Lanes, Items, empty_type, false>().sort(images);
@@ -498,27 +469,49 @@ private:
         }
     }
 
-    /// Cuts the buckets into windows whose rows fit the first `row` staged slots: bucket b goes to
-    /// window lds_first[b] / step, so a window's rows start within step slots of its first row and
-    /// end within step + largest_row <= row. Consecutive buckets differ by at most one window, so
-    /// every window up to the last has a first bucket. The number of windows goes to lds.job.
-    HIPFLASHSORT_DEVICE void plan_windows(unsigned int buckets, unsigned int row)
+    /// The windows of the staged buckets (cut_windows, by one thread) for a row of `row` slots;
+    /// their number goes to lds.job. False where the segment would take more than max_windows.
+    HIPFLASHSORT_DEVICE bool plan_windows(unsigned int buckets, unsigned int row)
     {
-        const unsigned int step = row - largest_row;
-        for(unsigned int b = threadIdx.x; b < buckets; b += BlockSize)
-        {
-            const unsigned int w = lds.lds_first[b] / step;
-            if(b == 0 || lds.lds_first[b - 1] / step != w) lds.window_first[w] = b;
-        }
-        const unsigned int windows = lds.lds_first[buckets - 1] / step + 1;
-        if(threadIdx.x == 0)
-        {
-            lds.window_first[windows] = buckets;
-            lds.job.windows = windows;
-        }
+        if(threadIdx.x == 0) lds.job.windows = cut_windows(lds.out_first, buckets, row, lds.window_first);
         syncthreads();
+        return lds.job.windows != 0;
     }
 
+public:
+    /// Cuts buckets [0, buckets) into windows, runs of consecutive buckets whose keys fit `row`
+    /// slots, each as long as the next bucket fits (binary searches of the output offsets
+    /// out_first[0, buckets], out_first[buckets] the segment's size; no bucket above
+    /// largest_bucket < row keys): window_first[w] is window w's first bucket,
+    /// window_first[windows] = buckets. Returns the number of windows, or 0, leaving
+    /// window_first unfinished, where more than max_windows would be needed (never for segments
+    /// up to largest_windowed(row)).
+    HIPFLASHSORT_HOST_DEVICE static unsigned int cut_windows(const unsigned int* out_first, unsigned int buckets,
+                                                             unsigned int row, unsigned int* window_first)
+    {
+        unsigned int windows = 1, first = 0;
+        window_first[0] = 0;
+        while(out_first[buckets] - out_first[first] > row)
+        {
+            if(windows == max_windows) return 0;
+            // The first bucket that ends beyond this window's row starts the next: not the window's
+            // first (it fits), at most the last (the segment ends beyond the row).
+            const unsigned int end = out_first[first] + row;
+            unsigned int lo = first + 1, hi = buckets - 1;
+            while(lo < hi)
+            {
+                const unsigned int mid = (lo + hi) / 2;
+                if(out_first[mid + 1] > end) hi = mid;
+                else lo = mid + 1;
+            }
+            first = lo;
+            window_first[windows++] = first;
+        }
+        window_first[windows] = buckets;
+        return windows;
+    }
+
+private:
     /// Brings in[0, size) into L2, one line per thread and step.
     HIPFLASHSORT_DEVICE static void prefetch_segment(const Key* in, unsigned int size)
     {
@@ -538,96 +531,6 @@ private:
             if(Windowed && copy_to != nullptr) copy_to[p] = key;
         });
         syncthreads();
-    }
-
-    HIPFLASHSORT_DEVICE void sort_buckets(Key* out, unsigned int first, unsigned int last, unsigned int base)
-    {
-        sort_bucket_rows<BlockSize, largest_bucket, true>(
-            first, last, lds.out_first,
-            [&](auto lanes, auto items, unsigned int b, unsigned int n, unsigned int member) {
-                if constexpr(Windowed && decltype(items)::value == 32)
-                    sort_large_bucket(b, n, member, base);
-                else
-                    sort_bucket<decltype(lanes)::value, decltype(items)::value>(out, b, n, member, base);
-            });
-    }
-
-    /// One bucket of n keys (n may be 0) by a logical wavefront of Lanes lanes: its staged run is
-    /// sorted (sort_run) and copied out striped, to `out` (the windowed sort's lds.job.out).
-    template <unsigned int Lanes, unsigned int Items>
-    HIPFLASHSORT_DEVICE void sort_bucket(Key* out, unsigned int b, unsigned int n, unsigned int member,
-                                         unsigned int base)
-    {
-        Key* const row = staged() + (lds.lds_first[b] - base);
-        sort_run<Lanes, Items>(row, n, member);
-        Key* const to = (Windowed ? lds.job.out : out) + lds.out_first[b];
-        for(unsigned int i = member; i < n; i += Lanes)
-        {
-            // Windowed, the output makes way in L2 for the next segment, prefetched meanwhile.
-            if constexpr(Windowed) store_streaming(to + i, row[swizzled_row<Key, Items>::slot(i)]);
-            else to[i] = row[swizzled_row<Key, Items>::slot(i)];
-        }
-    }
-
-    /// Sorts a staged run of n keys in place: read striped, sorted as lossless images by a logical
-    /// wavefront of Lanes lanes, stored back as a swizzled row of whole lines.
-    template <unsigned int Lanes, unsigned int Items>
-    HIPFLASHSORT_DEVICE void sort_run(Key* row, unsigned int n, unsigned int member)
-    {
-        std::uint32_t images[Items];
-        load_striped_images<Lanes>(row, n, member, ord, images);
-        // Unrolled: buckets of over 512 keys are rare, and the merge loop of 32 items per lane
-        // spilled within this kernel's registers (u32 segments of 16384 keys 98.8 -> 93.7
-        // Gkeys/s on an H100).
-        warp_bitonic_sort<std::uint32_t, Lanes, Items, empty_type, false>().sort(images);
-        Key sorted[Items];
-        decode_images(images, ord, sorted);
-        wave_barrier(); // every lane has read the run
-        swizzled_row<Key, Items>::store_below(row, member * Items, sorted,
-                                              (n + line_items - 1) / line_items * line_items);
-        wave_barrier();
-    }
-
-    /// The windowed sort's buckets of 513 to 1024 keys (skewed keys; n > 512 here): each half
-    /// sorted by the 512-key network of 32 lanes, then merged by the same lanes, 32 outputs each,
-    /// from a merge-path split, straight to the output. The 1024-key network (32 keys per lane)
-    /// made the windowed kernel spill in its common paths as well (ptxas, u32: 160 bytes of spill
-    /// stores with it, 20 without). H100, 2^26 keys, Gkeys/s, with the LDS job above: u32
-    /// segments of 24577 / 65536 keys 83.8-83.9 / 65.7-66.0 -> 94.3-94.4 / 69.9-70.0.
-    HIPFLASHSORT_DEVICE void sort_large_bucket(unsigned int b, unsigned int n, unsigned int member, unsigned int base)
-    {
-        constexpr unsigned int half = largest_bucket / 2, lanes = 32, per_lane = largest_bucket / lanes;
-        using slots_of = swizzled_row<Key, half / lanes>;
-        static_assert(half % line_items == 0, "the second half starts on a whole line");
-        Key* const row = staged() + (lds.lds_first[b] - base);
-        sort_run<lanes, half / lanes>(row, half, member);
-        sort_run<lanes, half / lanes>(row + half, n - half, member);
-        const unsigned int rest = n - half;
-        const auto a_image = [&](unsigned int i) { return image_of(row[slots_of::slot(i)]); };
-        const auto b_image = [&](unsigned int i) { return image_of(row[half + slots_of::slot(i)]); };
-        // This lane's outputs [d, d + per_lane): the first a of them come from the first half.
-        const unsigned int d = min_of(member * per_lane, n);
-        unsigned int lo = d > rest ? d - rest : 0u, hi = min_of(d, half);
-        while(lo < hi)
-        {
-            const unsigned int mid = (lo + hi) / 2;
-            if(a_image(mid) <= b_image(d - 1 - mid)) lo = mid + 1;
-            else hi = mid;
-        }
-        unsigned int a = lo, c = d - lo;
-        Key* const to = lds.job.out + lds.out_first[b];
-        for(unsigned int k = d; k < min_of(d + per_lane, n); k++)
-        {
-            const bool from_a = c >= rest || (a < half && a_image(a) <= b_image(c));
-            store_streaming(to + k, from_a ? row[slots_of::slot(a)] : row[half + slots_of::slot(c)]);
-            a += from_a;
-            c += !from_a;
-        }
-    }
-
-    HIPFLASHSORT_DEVICE std::uint32_t image_of(const Key& k) const
-    {
-        return static_cast<std::uint32_t>(codec::lossless_image(k, ord));
     }
 
     /// The networks put -0 before +0; the zeros' run, from output position `below`, is rewritten

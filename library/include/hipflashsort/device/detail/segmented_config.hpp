@@ -283,6 +283,13 @@ struct segmented_config
     // 19506 f32 ones, the masks counted), 24577 u32 keys and 20000 / 24577 f32 ones went to this
     // class: 71.5 / 61.8 / 65.8 Gkeys/s (one run of 67d78b0), against 89.6 / 82 / 81 on the wide
     // class at 42998c9.
+    // Since the rows are tight (buckets of about 20 keys, no padding), a zero-free segment takes
+    // one window up to the whole row (zero_free_one_window, about 22270 4-byte keys on an H200).
+    // H200, 2^26 keys, three rotated rounds, fifty-ninth session, Gkeys/s, split there / at two
+    // windows / none (every segment above 16385 keys in this class): u32 20000 147.5 / 148.1 /
+    // 114.7, 24577 113.5 / 121.4 / 113.8, 32768 133.7 / 132.6 / 134.0, power-law mix 74.3 / 72.3 /
+    // 76.0; f32 24577 105.9 / 117.0 / 106.1, power-law 71.0 / 69.6 / 72.1. No split wins
+    // everywhere; the one-window split is kept.
     static constexpr unsigned int wide_full_flash_network_block = 1024;
     using wide_full_flash_network_sorter
         = flash_network_sort<Key, wide_full_flash_network_block, wide_flash_network_capacity, true>;

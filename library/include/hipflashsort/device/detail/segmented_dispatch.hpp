@@ -181,11 +181,11 @@ struct segmented_runner
         if(row.limit <= config::flash_network_capacity
            || !take_wide<sorter, config::wide_flash_network_block>(wide[0], row))
             return;
-        enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::typical_one_window(row.slots));
+        enable_wide_full_flash_network(static_cast<unsigned int>(per_sm), sorter::zero_free_one_window(row.slots));
     }
 
-    /// The full wide class, with all of a multiprocessor's LDS, above `split` (the wide class's
-    /// expected one-window segments): where its row takes every segment the wide class does, and
+    /// The full wide class, with all of a multiprocessor's LDS, above `split` (what the wide
+    /// class takes in one window): where its row takes every segment the wide class does, and
     /// more.
     void enable_wide_full_flash_network(unsigned int per_sm, unsigned int split)
     {
