@@ -75,11 +75,11 @@ struct partition_planner
     }
 
     /// Buckets for a segment of `size` keys in a round of `round_keys` keys.
-    /// - Up to one_round_limit (the last round): with the flash network class, buckets of 4/5 of
-    ///   its capacity when that makes 64 or more (fewer buckets scatter faster) and the round
-    ///   gives two such blocks per multiprocessor. Otherwise buckets averaging 4/5 of the
-    ///   smallest class limit (powers of two from partition_bucket_keys, or from a smaller one
-    ///   down to partition_fill_keys where the round would not give two blocks per
+    /// - Up to one_round_limit (the last round): with the flash network class, buckets of 9/10
+    ///   of its capacity (flash_network_goal) when that makes 64 or more (fewer buckets scatter
+    ///   faster) and the round gives two such blocks per multiprocessor. Otherwise buckets
+    ///   averaging 4/5 of the smallest class limit (powers of two from partition_bucket_keys, or
+    ///   from a smaller one down to partition_fill_keys where the round would not give two blocks per
     ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
     ///   class (fuller for pairs' network classes: last_round_goal), up to half the largest
     ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
@@ -124,7 +124,7 @@ struct partition_planner
         }
         if(aims_at_flash_network(size, round_keys))
         {
-            const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
+            const std::uint64_t goal = flash_network_goal();
             return static_cast<unsigned int>(min_of((size + goal - 1) / goal, most));
         }
         std::uint64_t limit = min_of<std::uint64_t>(config::partition_bucket_keys, largest_small / 2);
@@ -160,7 +160,7 @@ struct partition_planner
     /// class (buckets_for).
     HIPFLASHSORT_HOST_DEVICE bool aims_at_flash_network(std::uint64_t size, std::uint64_t round_keys) const
     {
-        const std::uint64_t goal = bucket_goal(config::flash_network_capacity);
+        const std::uint64_t goal = flash_network_goal();
         return flash_network && size <= one_round_limit() && size >= 64 * goal && fills_gpu(round_keys, goal);
     }
 
@@ -248,6 +248,21 @@ struct partition_planner
     /// Average keys per bucket aimed at for a class of `limit` keys: 4/5 of it, so that few
     /// buckets spill into the next class.
     HIPFLASHSORT_HOST_DEVICE static std::uint64_t bucket_goal(std::uint64_t limit) { return limit / 5 * 4; }
+
+    /// Average keys per bucket of a last round aimed at the flash network class: 9/10 of its
+    /// capacity. Fewer, fuller buckets scatter faster and leave the class fewer segments; the
+    /// tenth left is for the spread of a round's buckets (normal keys' density changes by about
+    /// 8% across a second-round segment two standard deviations out, by our estimate).
+    /// H200, 2^28 keys, three rotated rounds, Gkeys/s, 4/5 -> 9/10 -> 19/20 (fifty-ninth
+    /// session): u32 / f32 uniform 55.49 / 59.60 -> 56.76 / 61.16 -> 57.38 / 61.54, normal 52.43
+    /// / 50.48 -> 53.47 / 51.34 -> 53.58 / 51.15, exponential 48.50 / 48.52 -> 49.43 / 49.01 ->
+    /// 49.77 / 48.96, f32 outlier 58.54 -> 60.04 -> 60.39; 2^26 uniform +1.0 / +1.8% (9/10), 2^24
+    /// within 0.3%. At the whole capacity and above (buckets that overflow it) u32 uniform lost
+    /// 19-29%, sorted keys 49%.
+    HIPFLASHSORT_HOST_DEVICE static std::uint64_t flash_network_goal()
+    {
+        return std::uint64_t(config::flash_network_capacity) / 10 * 9;
+    }
 
     /// Whether a round of `round_keys` keys in buckets of `goal` keys gives `blocks` blocks per
     /// multiprocessor. (The rules compare products, not quotients: each thread of the plan's one
