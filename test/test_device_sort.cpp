@@ -562,6 +562,22 @@ TEST(SegmentedSort, WideFlashNetworkSplit)
     }
 }
 
+/// A float segment of `size` values of [-1, 1), none zero (a drawn zero becomes 0.5), then,
+/// where zero_every is not 0, a zero of either sign every zero_every keys from a random start.
+std::vector<float> spread_floats(std::size_t size, std::size_t zero_every, std::mt19937& rng)
+{
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> seg;
+    for(std::size_t i = 0; i < size; i++)
+    {
+        const float v = value(rng);
+        seg.push_back(v == 0.0f ? 0.5f : v);
+    }
+    if(zero_every != 0)
+        for(std::size_t i = rng() % zero_every; i < size; i += zero_every) seg[i] = rng() % 2 ? -0.0f : 0.0f;
+    return seg;
+}
+
 // The wide classes' windows. Their rows are tight, so a segment without a float zero takes one
 // window up to its class's row and two just above it, and a float segment with a zero has the row
 // less the zero masks. Sizes about both classes' rows (above the 512-thread class's row the
@@ -577,24 +593,15 @@ TEST(SegmentedSort, WideFlashNetworkWindows)
     const std::size_t pattern[] = {clamp(wide - 1), clamp(wide), clamp(wide + 1), clamp(wide - masks + 1),
                                    clamp(full), clamp(full + 1), clamp(full - masks + 1), 65536};
     std::mt19937 rng(91);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     segment_list<std::uint32_t> u;
     segment_list<float> f;
     for(std::size_t segment = 0; segment < wide_class_segments() + 8; segment++)
     {
         const std::size_t size = pattern[segment % std::size(pattern)];
         std::vector<std::uint32_t> us(size);
-        std::vector<float> fs(size);
-        for(std::size_t i = 0; i < size; i++)
-        {
-            us[i] = static_cast<std::uint32_t>(rng());
-            fs[i] = value(rng);
-            if(fs[i] == 0.0f) fs[i] = 0.25f;
-        }
-        if(segment / std::size(pattern) % 2 == 1)
-            for(std::size_t i = rng() % 50; i < size; i += 50) fs[i] = rng() % 2 ? -0.0f : 0.0f;
+        for(auto& k : us) k = static_cast<std::uint32_t>(rng());
         u.add(us);
-        f.add(fs);
+        f.add(spread_floats(size, segment / std::size(pattern) % 2 == 1 ? 50 : 0, rng));
     }
     for(const order ord : {order::ascending, order::descending})
     {
@@ -615,23 +622,12 @@ TEST(SegmentedSort, WideFlashNetworkFloatZeros)
     HIPFLASHSORT_REQUIRE_GPU();
     const std::size_t pattern[] = {24577, 65536, 40000, 65536, 30000, 50001};
     std::mt19937 rng(93);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     segment_list<float> l;
     for(std::size_t segment = 0; segment < wide_class_segments() + 2; segment++)
     {
         const std::size_t size = pattern[segment % 6];
-        std::vector<float> seg;
-        for(std::size_t i = 0; i < size; i++)
-        {
-            const float v = value(rng);
-            seg.push_back(v == 0.0f ? 0.5f : v);
-        }
-        if(segment % 2 == 1)
-        {
-            const std::size_t every = segment % 4 == 1 ? 40 : size; // many zeros, or just one
-            for(std::size_t i = rng() % every; i < size; i += every) seg[i] = rng() % 2 ? -0.0f : 0.0f;
-        }
-        l.add(seg);
+        const std::size_t every = segment % 4 == 1 ? 40 : size; // many zeros, or just one
+        l.add(spread_floats(size, segment % 2 == 1 ? every : 0, rng));
     }
     for(const order ord : {order::ascending, order::descending})
     {

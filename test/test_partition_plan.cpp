@@ -587,8 +587,7 @@ void check_zero_free_one_window()
         EXPECT_LE(n, Sorter::capacity) << row;
         EXPECT_GE(n, previous) << row;
         previous = n;
-        const std::vector<unsigned int> one(n / Sorter::bucket_goal, Sorter::bucket_goal);
-        std::vector<unsigned int> sizes = one;
+        std::vector<unsigned int> sizes(n / Sorter::bucket_goal, Sorter::bucket_goal);
         if(n % Sorter::bucket_goal != 0) sizes.push_back(n % Sorter::bucket_goal);
         EXPECT_EQ(windows_of<Sorter>(sizes, row), 1u) << row;
         if(n < Sorter::capacity)
