@@ -10,8 +10,8 @@
 
 #include "../../config.hpp"
 #include "count_mailbox.hpp"
-#include "partition_kernels.hpp"
 #include "partition_plan.hpp"
+#include "partition_scatter.hpp"
 #include "segmented_config.hpp"
 #include "segmented_kernels.hpp"
 

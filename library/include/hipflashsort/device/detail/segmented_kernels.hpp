@@ -1,6 +1,6 @@
 // Kernels of the segmented flash sort that bin a round's segments by size class and sort the small
 // ones where they lie (networks or rank sorts per thread group, block networks and block flash
-// sorts per block). The large ones are partitioned by partition_kernels.hpp.
+// sorts per block). The large ones are partitioned (partition_kernels.hpp, partition_scatter.hpp).
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_KERNELS_HPP_
 #define HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_KERNELS_HPP_
 
