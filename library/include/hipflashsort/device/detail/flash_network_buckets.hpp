@@ -102,8 +102,9 @@ HIPFLASHSORT_DEVICE void for_each_striped(const Key* in, unsigned int size, F f)
 /// member) with lanes and items as std::integral_constant. Groups of 16 lanes take the buckets in
 /// turn; a hardware wavefront whose groups all hold buckets of up to 256 keys sorts them side by
 /// side (16 lanes x 16 keys); otherwise each 32-lane half runs its two groups' buckets one after
-/// the other through 32 lanes x 16 keys, or x 32 where Largest allows buckets above 512. A group without a bucket calls with n = 0 (and b = first), so
-/// that whole wavefronts run the shuffles; a wavefront without any bucket skips its turn.
+/// the other through 32 lanes x 16 keys, or x 32 where Largest allows buckets above 512. A group
+/// without a bucket calls with n = 0 (and b = first), so that whole wavefronts run the shuffles;
+/// a wavefront without any bucket skips its turn.
 /// out_first[b] is bucket b's first output position, out_first[last] the end of bucket last - 1.
 template <unsigned int BlockSize, unsigned int Largest, class Sort>
 HIPFLASHSORT_DEVICE void sort_bucket_rows(unsigned int first, unsigned int last, const unsigned int* out_first,

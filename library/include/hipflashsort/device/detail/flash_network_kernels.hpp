@@ -1,7 +1,7 @@
 // The block level of the flash sort with sorting networks as its in-bucket sorts: one block takes
 // a segment of up to Capacity keys (of at most 4 bytes, without values), cuts it into buckets of
-// about 20 keys (the windowed wide classes: about 96) by interpolation, stages them in LDS, and
-// sorts each bucket with a wavefront network. It covers the segments too large for one block
+// about 20 keys by interpolation, stages them in LDS, and sorts each bucket with a wavefront
+// network. It covers the segments too large for one block
 // network and spares them a partition round through global memory. Keys with values take
 // flash_network_pair_sort through the same kernel.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_KERNELS_HPP_

@@ -111,18 +111,6 @@ struct swizzled_row
         for(unsigned int c = 0; c < lane_chunks; c++) store_chunk(row, first + c * chunk_items, keys, c);
     }
 
-    /// As store, leaving out the chunks from position `limit` on (a multiple of line_items): a
-    /// row shorter than its network's capacity stays inside its whole lines.
-    HIPFLASHSORT_DEVICE static void store_below(Key* row, unsigned int first, const Key (&keys)[Items],
-                                                unsigned int limit)
-    {
-#pragma unroll
-        for(unsigned int c = 0; c < lane_chunks; c++)
-        {
-            if(first + c * chunk_items < limit) store_chunk(row, first + c * chunk_items, keys, c);
-        }
-    }
-
     /// The chunk holding blocked positions from `position` (a multiple of chunk_items).
     HIPFLASHSORT_DEVICE static chunk load_chunk(const Key* row, unsigned int position)
     {

@@ -79,8 +79,8 @@ struct partition_planner
     ///   of its capacity (flash_network_goal) when that makes 64 or more (fewer buckets scatter
     ///   faster) and the round gives two such blocks per multiprocessor. Otherwise buckets
     ///   averaging 4/5 of the smallest class limit (powers of two from partition_bucket_keys, or
-    ///   from a smaller one down to partition_fill_keys where the round would not give two blocks per
-    ///   multiprocessor) that partition_buckets reach, so that few buckets spill into the next
+    ///   from a smaller one down to partition_fill_keys where the round would not give two blocks
+    ///   per multiprocessor) that partition_buckets reach, so that few buckets spill into the next
     ///   class (fuller for pairs' network classes: last_round_goal), up to half the largest
     ///   small class; beyond that, partition_buckets, or up to partition_max_buckets where
     ///   partition_buckets would leave the segment to two rounds.

@@ -278,10 +278,10 @@ struct segmented_config
     // 40000 / 49152 / 65536 89.8-88.9 / 80.1-82.0 / 79.2-79.3 / 73.7 / 67.5-68.9 -> 69.4-72.1 /
     // 84.3-84.7 / 81.9-82.9 / 80.8-82.5 / 75.2-76.1; f32 81.3-81.4 / 74.9-75.1 / 73.0-73.7 /
     // 66.9-67.8 / 63.4-64.3 -> 59.4-62.9 / 75.7-76.7 / 75.8-77.5 / 73.8-75.2 / 68.3-70.2. Hence
-    // two classes, split where the wide class is expected to need a second window
-    // (typical_one_window). Split at the bound largest_windowed(row, 1) instead (23033 u32 keys,
-    // 19506 f32 ones, the masks counted), 24577 u32 keys and 20000 / 24577 f32 ones went to this
-    // class: 71.5 / 61.8 / 65.8 Gkeys/s (one run of 67d78b0), against 89.6 / 82 / 81 on the wide
+    // two classes, split where the wide class was expected to need a second window (an estimate
+    // for the padded rows of then). Split at the bound largest_windowed(row, 1) of then instead
+    // (23033 u32 keys, 19506 f32 ones, the masks counted), 24577 u32 keys and 20000 / 24577 f32
+    // ones went to this class: 71.5 / 61.8 / 65.8 Gkeys/s (one run of 67d78b0), against 89.6 / 82 / 81 on the wide
     // class at 42998c9.
     // Since the rows are tight (buckets of about 20 keys, no padding), a zero-free segment takes
     // one window up to the whole row (zero_free_one_window, about 22270 4-byte keys on an H200).
