@@ -120,7 +120,7 @@ int main(int argc, char** argv)
         if(d == distribution::uniform) continue; // in the sweeps
         register_case<std::uint32_t, int, false>(std::size_t(1) << 28, d);
         register_case<float, int, false>(std::size_t(1) << 28, d);
-        // 8-byte items (u64 keys, u32+u32 pairs) have partition tiles and scatter blocks of their own.
+        // 8-byte items (u64 keys, u32+u32 pairs) take partition tiles of their own (12 items per thread).
         register_case<std::uint64_t, int, false>(std::size_t(1) << 27, d);
         register_case<std::uint32_t, std::uint32_t, true>(std::size_t(1) << 28, d);
     }
