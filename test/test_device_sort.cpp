@@ -408,7 +408,8 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
         check_segmented<float, int, false>(boundaries, 0, distribution::special_floats, ord, true, seed++);
         check_segmented<std::int16_t, int, false>(boundaries, 0, distribution::few_unique, ord, true, seed++);
         check_segmented<std::uint64_t, unsigned int, true>(boundaries, 0, distribution::few_unique, ord, true, seed++);
-        // Keys wider than 4 bytes: flash classes up to 1024 in static LDS, 2048 and 4096 in dynamic LDS.
+        // 8-byte keys alone: networks up to 512, a flash class of 1024 in static LDS, 2048 and 4096
+        // in dynamic LDS.
         check_segmented<std::uint64_t, int, false>(boundaries, 1, distribution::uniform_bits, ord, false, seed++);
         check_segmented<double, long long, false>(boundaries, 0, distribution::special_floats, ord, true, seed++);
         check_segmented<std::int8_t, std::int64_t, false>(boundaries, 3, distribution::uniform_bits, ord, false, seed++);
@@ -416,6 +417,62 @@ TEST(SegmentedSort, ClassBoundariesAndLayouts)
         check_segmented<std::uint32_t, int, true>(boundaries, 0, distribution::extremes_and_small, ord, false, seed++);
         check_segmented<float, int, true>(boundaries, 1, distribution::extremes_and_small, ord, true, seed++);
         check_segmented<double, int, true>(boundaries, 1, distribution::outlier, ord, false, seed++);
+    }
+}
+
+/// A segment of `size` keys for the block flash classes whose interpolated buckets overflow
+/// rank_limit: the range's two ends, then a cluster of `cluster` keys drawn from 256 neighbouring
+/// values near the middle (one bucket, with ties), the rest spread over the range.
+template <class Key>
+std::vector<Key> clustered_segment(std::size_t size, std::size_t cluster, std::mt19937_64& rng)
+{
+    const auto at = [](double f) {
+        if constexpr(std::is_floating_point<Key>::value)
+            return static_cast<Key>(f * 1e6);
+        else
+            return static_cast<Key>(f * static_cast<double>(std::numeric_limits<Key>::max() / 2) * 1.9);
+    };
+    std::vector<Key> keys{at(0.0), at(1.0)};
+    for(std::size_t i = 0; i < cluster; i++)
+    {
+        const Key step = std::is_floating_point<Key>::value ? Key(1e-6) : Key(1);
+        keys.push_back(static_cast<Key>(at(0.5) + step * static_cast<Key>(rng() % 256)));
+    }
+    while(keys.size() < size) keys.push_back(at(static_cast<double>(rng() % 1000000) / 1e6));
+    keys.resize(size);
+    std::shuffle(keys.begin(), keys.end(), rng);
+    return keys;
+}
+
+// Block flash classes (segments above the networks of their item type, up to 8192 items, or a
+// partition's buckets) whose buckets overflow the rank sort: buckets of up to 8 keys per lane go to one
+// wavefront's network each, all wavefronts at once, larger ones to the block's; ties keep input
+// order (stability with index values).
+TEST(SegmentedSort, BlockFlashSkewedBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(2026);
+    unsigned int wave = 0;
+    ASSERT_EQ(hipflashsort::wavefront_size(wave), hipSuccess);
+    const std::vector<std::size_t> clusters{65, 100, 8 * std::size_t(wave), 8 * std::size_t(wave) + 1, 700, 1500};
+    segment_list<std::uint64_t> u64;
+    segment_list<double> f64;
+    segment_list<std::uint32_t> u32;
+    for(const std::size_t size : {1000, 2048, 3000, 4096, 8192})
+    {
+        for(const std::size_t c : clusters)
+        {
+            u64.add(clustered_segment<std::uint64_t>(size, c, rng));
+            f64.add(clustered_segment<double>(size, c, rng));
+            u32.add(clustered_segment<std::uint32_t>(size, c, rng));
+        }
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented_input<std::uint64_t, int, false>(u64.keys, u64.begins, u64.ends, ord, false);
+        check_segmented_input<std::uint64_t, int, true>(u64.keys, u64.begins, u64.ends, ord, true);
+        check_segmented_input<double, int, true>(f64.keys, f64.begins, f64.ends, ord, false);
+        check_segmented_input<std::uint32_t, int, true>(u32.keys, u32.begins, u32.ends, ord, false);
     }
 }
 

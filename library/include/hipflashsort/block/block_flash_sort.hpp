@@ -54,7 +54,17 @@ public:
     static constexpr unsigned int max_buckets = detail::max_u(2, Capacity / items_per_bucket);
     static constexpr unsigned int bucket_bits = detail::log2_ceil(max_buckets);
     /// Buckets up to this size are rank-sorted by one thread per key; larger ones by a network.
-    static constexpr unsigned int rank_limit = 32;
+    /// Buckets above rank_limit (skewed keys) are sorted by LDS networks: those up to
+    /// wave_network_limit by one wavefront each, all wavefronts at once with wavefront barriers,
+    /// larger ones one after another by the whole block. H200, 2^28 pairs / 2^27 keys, medians of
+    /// three rotated rounds, Gkeys/s, every bucket by the block and a rank limit of 32 (before) ->
+    /// wavefronts up to 8 keys per lane -> also a rank limit of 64: u64 reduced-entropy 8.16 ->
+    /// 10.76 -> 11.03, u32+u32 reduced-entropy 15.99 -> 17.50 (the limit of 64 alone 16.83),
+    /// u32+u32 zipf 20.46 -> 22.95 -> 23.09; up to 16 keys per lane 10.42 / 23.23; other cases
+    /// within 0.3%.
+    static constexpr unsigned int rank_limit = 64;
+    /// Networked buckets up to this size take one wavefront each, all wavefronts at once.
+    static constexpr unsigned int wave_network_limit = 8 * shape::wave;
     static constexpr unsigned int capacity = Capacity;
 
 private:
@@ -316,45 +326,80 @@ private:
     // Bitonic network over n slots in place, in flip form: every comparator, exchange(a, b) for
     // slots a < b, sends the smaller item to a. The slots past n, up to the next power of two, act
     // as maximal padding that is never stored, so their comparators are left out.
-    template <class Exchange>
-    HIPFLASHSORT_DEVICE static void flip_network(unsigned int n, Exchange exchange)
+    // Threads threads run it, `thread` being the caller's index among them and `barrier` their
+    // barrier.
+    template <unsigned int Threads, class Exchange, class Barrier>
+    HIPFLASHSORT_DEVICE static void flip_network(unsigned int n, unsigned int thread, Exchange exchange,
+                                                 Barrier barrier)
     {
         for(unsigned int level = 2; level / 2 < n; level *= 2)
         {
             for(unsigned int stride = level / 2; stride > 0; stride /= 2)
             {
                 const unsigned int pairs = (n + level - 1) / level * (level / 2); // groups of `level` over n
-                for(unsigned int t = threadIdx.x; t < pairs; t += BlockSize)
+                for(unsigned int t = thread; t < pairs; t += Threads)
                 {
                     const unsigned int a = 2 * t - (t & (stride - 1));
                     const unsigned int b = stride == level / 2 ? a ^ (level - 1) : a + stride;
                     if(b < n) exchange(a, b);
                 }
-                syncthreads();
+                barrier();
             }
         }
     }
 
-    // Buckets above rank_limit (skewed input), one after another: flip_network over each
-    // bucket's slots with the compare-exchange `exchange_in(begin)` gives for them, then the
-    // write-out of its items, whose input positions `position(slot)` reads from the sorted slots.
+    // Buckets above rank_limit (skewed input): flip_network over each bucket's slots with the
+    // compare-exchange `exchange_in(begin)` gives for them, then the write-out of its items, whose
+    // input positions `position(slot)` reads from the sorted slots; by wavefronts up to
+    // wave_network_limit, by the block above it.
     template <class ExchangeIn, class Position>
     HIPFLASHSORT_DEVICE static void sort_large(storage_type& s, Key* keys, Value* values, ExchangeIn exchange_in,
                                                Position position)
     {
+        sort_wave_buckets(s, keys, values, exchange_in, position);
+        sort_block_buckets(s, keys, values, exchange_in, position);
+    }
+
+    // The listed buckets up to wave_network_limit: wavefront w takes the w-th, the (w + waves)-th,
+    // ...; the buckets are disjoint, so the wavefronts need no barrier but their own.
+    template <class ExchangeIn, class Position>
+    HIPFLASHSORT_DEVICE static void sort_wave_buckets(storage_type& s, Key* keys, Value* values,
+                                                      ExchangeIn exchange_in, Position position)
+    {
+        const unsigned int wave = threadIdx.x / shape::wave;
+        const unsigned int lane = threadIdx.x % shape::wave;
+        for(unsigned int k = wave; k < s.big_count; k += shape::waves)
+        {
+            const unsigned int begin = s.bucket_start[s.big[k]];
+            const unsigned int n = s.bucket_start[s.big[k] + 1] - begin;
+            if(n > wave_network_limit) continue;
+            flip_network<shape::wave>(n, lane, exchange_in(begin), [] { wave_barrier(); });
+            for(unsigned int i = lane; i < n; i += shape::wave)
+            {
+                write_item(s, keys, values, begin + i, position(begin + i));
+            }
+        }
+    }
+
+    // The listed buckets above wave_network_limit, one after another, each by the whole block.
+    template <class ExchangeIn, class Position>
+    HIPFLASHSORT_DEVICE static void sort_block_buckets(storage_type& s, Key* keys, Value* values,
+                                                       ExchangeIn exchange_in, Position position)
+    {
         const unsigned int count = s.big_count;
         for(unsigned int k = 0; k < count; k++)
         {
-            const unsigned int bucket = s.big[k];
-            const unsigned int begin = s.bucket_start[bucket];
-            const unsigned int n = s.bucket_start[bucket + 1] - begin;
-            flip_network(n, exchange_in(begin));
+            const unsigned int begin = s.bucket_start[s.big[k]];
+            const unsigned int n = s.bucket_start[s.big[k] + 1] - begin;
+            if(n <= wave_network_limit) continue;
+            flip_network<BlockSize>(n, threadIdx.x, exchange_in(begin), [] { syncthreads(); });
             for(unsigned int i = threadIdx.x; i < n; i += BlockSize)
             {
                 write_item(s, keys, values, begin + i, position(begin + i));
             }
             syncthreads();
         }
+        syncthreads(); // the wavefronts' buckets are written too
     }
 
     // sort_large on the entries, which are unique, so their order is the stable one.

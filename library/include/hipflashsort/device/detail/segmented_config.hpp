@@ -66,8 +66,16 @@ struct segmented_config
     // 1024 keys 43 against 46, at 168 registers and 12 wavefronts per SM, so pairs stop at 512
     // (a block network class takes them on to 1024).
     static constexpr bool networks = sizeof(Key) <= 4;
-    static constexpr unsigned int network_classes = has_values<Value> ? 6 : 7;
-    static constexpr unsigned int rank_classes = networks ? network_classes : 4;
+    // 8-byte keys alone take wavefront networks too, on 64-bit images, up to 512 keys (16 items
+    // of 8 bytes fill swizzled_row's 128-byte lane share); with values they keep the rank sort.
+    // H200, 2^27 u64 keys, medians of three rotated rounds, Gkeys/s, rank sorts up to 128 and
+    // block flash sorts from 256 -> networks up to 512: exponential 14.89 -> 22.18, zipf 13.93
+    // -> 20.08 (its 128 class took 4.8 of 9.6 ms, ncu), reduced-entropy 7.44 -> 8.16; uniform,
+    // normal and f64 uniform within 0.2%.
+    static constexpr bool wide_networks = sizeof(Key) == 8 && !has_values<Value>;
+    static constexpr bool wave_networks = networks || wide_networks;
+    static constexpr unsigned int network_classes = wide_networks ? 6 : has_values<Value> ? 6 : 7;
+    static constexpr unsigned int rank_classes = wave_networks ? network_classes : 4;
     static constexpr unsigned int rank_capacity[7] = {16, 32, 64, 128, 256, 512, 1024};
     static constexpr unsigned int rank_group[4] = {4, 8, 16, 32};
     static constexpr unsigned int rank_block = 256;
@@ -298,6 +306,7 @@ struct segmented_config
     static constexpr unsigned int first_dynamic_flash_class = static_classes;
     static constexpr unsigned int flash_network_class = static_classes + dynamic_flash_classes; // when has_flash_network
     static constexpr unsigned int classes = flash_network_class + (has_flash_network ? 1 : 0);
+    static_assert(!wide_networks || network_classes <= 6, "16 items of 8 bytes a lane at most");
     static_assert(!has_flash_network || flash_network_capacity <= 16384, "listed sizes in 14 bits");
 
     /// Largest segment of class c (the dynamic classes' when they are enabled).

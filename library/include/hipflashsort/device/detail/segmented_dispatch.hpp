@@ -440,7 +440,7 @@ struct segmented_runner
     {
         if(count == 0) return;
         constexpr unsigned int capacity = config::rank_capacity[C];
-        if constexpr(sizeof(Key) <= 4)
+        if constexpr(config::wave_networks)
         {
             constexpr unsigned int block = config::network_block(C);
             constexpr unsigned int items = config::network_items[C];

@@ -301,14 +301,21 @@ __global__ __launch_bounds__(BlockSize) void rank_sort_segments_kernel(
         });
 }
 
-/// Reads a logical wavefront's share of a segment from global memory as 32-bit lossless images,
-/// striped: lane `member`'s item j is key j * Lanes + member. A network sorts a set, so any
-/// assignment will do, and with this one every load instruction reads consecutive keys and all
-/// Items loads of a lane are in flight at once. Past `size`, padding takes the largest image.
+/// What the wavefront networks of keys alone sort: 32-bit lossless images for keys of up to 4
+/// bytes, the 64-bit ones of 8-byte keys.
+template <class Key>
+using network_image_t = std::conditional_t<(sizeof(Key) <= 4), std::uint32_t, std::uint64_t>;
+
+/// Reads a logical wavefront's share of a segment from global memory as lossless images
+/// (network_image_t), striped: lane `member`'s item j is key j * Lanes + member. A network sorts
+/// a set, so any assignment will do, and with this one every load instruction reads consecutive
+/// keys and all Items loads of a lane are in flight at once. Past `size`, padding takes the
+/// largest image.
 template <unsigned int Lanes, class Key, unsigned int Items>
 HIPFLASHSORT_DEVICE void load_striped_images(const Key* in, unsigned int size, unsigned int member, order ord,
-                                             std::uint32_t (&images)[Items])
+                                             network_image_t<Key> (&images)[Items])
 {
+    using image_type = network_image_t<Key>;
     using codec = radix_key_codec<Key>;
     // One lane pointer and constant offsets: the 32-bit positions, zero-extended, would give each
     // load its own 64-bit address.
@@ -318,13 +325,13 @@ HIPFLASHSORT_DEVICE void load_striped_images(const Key* in, unsigned int size, u
     {
         const bool real = j * Lanes + member < size;
         const Key key = real ? lane_in[j * Lanes] : Key(0);
-        images[j] = real ? std::uint32_t(codec::lossless_image(key, ord)) : ~std::uint32_t(0);
+        images[j] = real ? image_type(codec::lossless_image(key, ord)) : ~image_type(0);
     }
 }
 
-/// Keys back from the 32-bit lossless images a network sorted (keys of up to 4 bytes).
+/// Keys back from the lossless images a network sorted.
 template <class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE void decode_images(const std::uint32_t (&images)[Items], order ord, Key (&keys)[Items])
+HIPFLASHSORT_DEVICE void decode_images(const network_image_t<Key> (&images)[Items], order ord, Key (&keys)[Items])
 {
     using codec = radix_key_codec<Key>;
 #pragma unroll
@@ -336,12 +343,13 @@ HIPFLASHSORT_DEVICE void decode_images(const std::uint32_t (&images)[Items], ord
 /// whose range reaches the two zero images (-0 and +0 are neighbours) tests its items, so the
 /// zeros cost the other lanes two compares; padding, the largest image, is never a zero.
 template <class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE bool holds_zero(const std::uint32_t (&sorted)[Items], order ord)
+HIPFLASHSORT_DEVICE bool holds_zero(const network_image_t<Key> (&sorted)[Items], order ord)
 {
     using codec = radix_key_codec<Key>;
-    const std::uint32_t plus = codec::lossless_image(Key(0), ord);
-    const std::uint32_t minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
-    const std::uint32_t low = min_of(plus, minus), high = max_of(plus, minus);
+    using image_type = network_image_t<Key>;
+    const image_type plus = codec::lossless_image(Key(0), ord);
+    const image_type minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
+    const image_type low = min_of(plus, minus), high = max_of(plus, minus);
     bool zero = false;
     if(sorted[0] <= high && sorted[Items - 1] >= low)
     {
@@ -400,8 +408,8 @@ HIPFLASHSORT_DEVICE void write_zero_run(Key* row, std::uint32_t zero, std::uint3
     }
 }
 
-/// Keys without values, one logical wavefront per segment: the network sorts bare 32-bit
-/// lossless images, with half the shuffles of an (image, position) composite. Equal images are
+/// Keys without values, one logical wavefront per segment: the network sorts bare lossless
+/// images (network_image_t), with half the shuffles of an (image, position) composite. Equal images are
 /// equal keys, so the unstable network gives the stable result, with one exception: floats' -0
 /// and +0 are equal keys with distinct images, and the network groups them by sign; when the
 /// wavefront holds a zero, their run is rewritten in input order. Padding takes the largest
@@ -419,9 +427,10 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
 {
     using codec = radix_key_codec<Key>;
     using slots = swizzled_row<Key, Items>;
-    std::uint32_t images[Items];
+    using image_type = network_image_t<Key>;
+    image_type images[Items];
     load_striped_images<Lanes>(in, size, member, ord, images);
-    warp_bitonic_sort<std::uint32_t, Lanes, Items>().sort(images);
+    warp_bitonic_sort<image_type, Lanes, Items>().sort(images);
     Key sorted[Items];
     decode_images(images, ord, sorted);
     wave_barrier(); // the slice's previous segment has been copied out
@@ -442,9 +451,10 @@ HIPFLASHSORT_DEVICE void sort_images_only(const Key* in, Key* out, Key* row, uns
     for(unsigned int i = member; i < size; i += Lanes) out[i] = row[slots::slot(first + i)];
 }
 
-/// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes, without values, one
-/// logical wavefront each, sorted by a bitonic network in registers and shuffles
-/// (sort_images_only): O(log^2 m) steps instead of the rank sort's O(m) compares per key.
+/// Segments of up to LogicalWave * ItemsPerThread keys without values, one logical wavefront
+/// each, sorted by a bitonic network in registers and shuffles (sort_images_only): O(log^2 m)
+/// steps instead of the rank sort's O(m) compares per key. 8-byte keys move two words per
+/// shuffle and hold at most 16 items per lane (swizzled_row's 128-byte lane share).
 ///
 /// The 32-item class (segments of up to 1024 keys) declares at least one block per
 /// multiprocessor: nvcc then compiles its network differently (the same 91 registers for u32) and
@@ -455,7 +465,6 @@ template <class Key, unsigned int BlockSize, unsigned int LogicalWave, unsigned 
 __global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void bitonic_sort_key_segments_kernel(
     const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, order ord)
 {
-    static_assert(sizeof(Key) <= 4, "the network sorts 32-bit images");
     constexpr unsigned int capacity = LogicalWave * ItemsPerThread;
     __shared__ __align__(16) Key row[BlockSize * ItemsPerThread]; // swizzled_row's vector stores
     for_each_listed_segment<BlockSize, LogicalWave>(
