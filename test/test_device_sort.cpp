@@ -445,9 +445,9 @@ std::vector<Key> clustered_segment(std::size_t size, std::size_t cluster, std::m
 }
 
 // Block flash classes (segments above the networks of their item type, up to 8192 items, or a
-// partition's buckets) whose buckets overflow the rank sort: buckets of up to 8 keys per lane go to one
-// wavefront's network each, all wavefronts at once, larger ones to the block's; ties keep input
-// order (stability with index values).
+// partition's buckets) whose buckets overflow the rank sort: buckets of up to 8 keys per lane go
+// to one wavefront's network each, all wavefronts at once, larger ones to the block's; ties keep
+// input order (stability with index values).
 TEST(SegmentedSort, BlockFlashSkewedBuckets)
 {
     HIPFLASHSORT_REQUIRE_GPU();

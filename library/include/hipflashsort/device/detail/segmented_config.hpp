@@ -74,7 +74,7 @@ struct segmented_config
     // normal and f64 uniform within 0.2%.
     static constexpr bool wide_networks = sizeof(Key) == 8 && !has_values<Value>;
     static constexpr bool wave_networks = networks || wide_networks;
-    static constexpr unsigned int network_classes = wide_networks ? 6 : has_values<Value> ? 6 : 7;
+    static constexpr unsigned int network_classes = has_values<Value> || wide_networks ? 6 : 7;
     static constexpr unsigned int rank_classes = wave_networks ? network_classes : 4;
     static constexpr unsigned int rank_capacity[7] = {16, 32, 64, 128, 256, 512, 1024};
     static constexpr unsigned int rank_group[4] = {4, 8, 16, 32};
@@ -306,7 +306,6 @@ struct segmented_config
     static constexpr unsigned int first_dynamic_flash_class = static_classes;
     static constexpr unsigned int flash_network_class = static_classes + dynamic_flash_classes; // when has_flash_network
     static constexpr unsigned int classes = flash_network_class + (has_flash_network ? 1 : 0);
-    static_assert(!wide_networks || network_classes <= 6, "16 items of 8 bytes a lane at most");
     static_assert(!has_flash_network || flash_network_capacity <= 16384, "listed sizes in 14 bits");
 
     /// Largest segment of class c (the dynamic classes' when they are enabled).

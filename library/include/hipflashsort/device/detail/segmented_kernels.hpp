@@ -409,8 +409,8 @@ HIPFLASHSORT_DEVICE void write_zero_run(Key* row, std::uint32_t zero, std::uint3
 }
 
 /// Keys without values, one logical wavefront per segment: the network sorts bare lossless
-/// images (network_image_t), with half the shuffles of an (image, position) composite. Equal images are
-/// equal keys, so the unstable network gives the stable result, with one exception: floats' -0
+/// images (network_image_t), with half the shuffles of an (image, position) composite. Equal
+/// images are equal keys, so the unstable network gives the stable result, with one exception: floats' -0
 /// and +0 are equal keys with distinct images, and the network groups them by sign; when the
 /// wavefront holds a zero, their run is rewritten in input order. Padding takes the largest
 /// image, which decodes to a real key when it ties.
