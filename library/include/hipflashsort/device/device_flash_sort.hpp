@@ -15,8 +15,8 @@ namespace hipflashsort {
 /// Size dispatch: the size classes of segmented_sort_keys (wavefront and block networks for keys
 /// of up to 4 bytes, up to 16384 keys by one block's flash sort into network-sorted buckets;
 /// wavefront networks up to 512 keys and block flash sorts above them for 8-byte keys); larger
-/// arrays are partitioned by many blocks (min/max, interpolated bucket ids, per-chunk counts, prefix sum, stable scatter
-/// staged in LDS), and every bucket is sorted by the block level or partitioned again with its
+/// arrays are partitioned by many blocks (min/max, interpolated bucket ids, per-chunk counts,
+/// prefix sum, stable scatter staged in LDS), and every bucket is sorted by the block level or partitioned again with its
 /// own min/max, which keeps skewed, clustered and outlier inputs cheap. The first four rounds
 /// measure their ranges on a sample of the keys (one per 512 bytes, at most about 2048), less an
 /// end sample that lies farther from the others than they spread; keys outside the range go to

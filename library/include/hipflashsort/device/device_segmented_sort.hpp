@@ -35,8 +35,8 @@ namespace hipflashsort {
 /// the values read by position at the end (a bucket above 512 keys sends the segment to the
 /// partition). 8-byte keys alone: wavefront networks on their 64-bit lossless images up to 512
 /// keys (-0 / +0 put back in input order likewise); with values, rank sort by a group of 4-32
-/// lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys (fewer for wide keys and values;
-/// in dynamic LDS where the device grants it twice that, and for keys wider than 4 bytes also
+/// lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys
+/// (fewer for wide keys and values; in dynamic LDS where the device grants it twice that, and for keys wider than 4 bytes also
 /// four times that: u64 keys up to 4096 on NVIDIA, 2048 on gfx9), and larger segments are
 /// partitioned by many blocks into interpolated buckets, sorted the same way in further rounds.
 ///
