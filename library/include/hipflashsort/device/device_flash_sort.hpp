@@ -26,7 +26,8 @@ namespace hipflashsort {
 /// fewer next-round segments, so that its scatter writes longer runs. Rounds after those that
 /// uniform keys take (two up to about 2^31 keys of 4 bytes), which only skewed keys reach, and
 /// rounds after one that met crowded integer keys, cut each segment into the most buckets (up to
-/// one per 64 keys), and a constant segment that a round reads from keys_out stays where it is.
+/// one per 64 keys, 32 for 8-byte keys without values), and a constant segment that a round
+/// reads from keys_out stays where it is.
 /// Keys without values: a segment whose buckets each hold one value (constant, or one image per
 /// bucket) is written from its counts in its last round, without reading the keys again (not
 /// where a bucket may hold a float zero, whose two signs keep their input order); of up to 4

@@ -397,7 +397,12 @@ struct segmented_config
     // they spare a round changed no benchmarked size (u32+u32 2^22, one round of 640 buckets
     // then, 12.3 -> 12.4), so they keep one capacity.
     static constexpr unsigned int partition_max_buckets = item_bytes >= 16 ? 768 : partition_buckets;
-    static constexpr unsigned int partition_bucket_target = 64; // fewest keys per bucket, on average
+    // Fewest keys per bucket, on average (a late round's buckets; segmented_plan sizes its lists
+    // by it). 8-byte keys alone take 32: their wavefront networks sort small buckets fast, and
+    // the skewed segments that reach late rounds split in fewer rounds. H200, 2^27 keys, medians
+    // of three rotated rounds, Gkeys/s: u64 reduced-entropy (ten partition rounds, ncu) 10.99 ->
+    // 11.20; the other u64 cases and f64 uniform within run spread (sixty-third session).
+    static constexpr unsigned int partition_bucket_target = wide_networks ? 32 : 64;
     static constexpr unsigned int partition_fill_keys = 512;
     static constexpr unsigned int partition_bucket_keys = networks ? partition_fill_keys : 2048;
     // Pairs of keys of up to 4 bytes step up to the next class (1024) when the 512 class would
