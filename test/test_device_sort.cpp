@@ -476,6 +476,54 @@ TEST(SegmentedSort, BlockFlashSkewedBuckets)
     }
 }
 
+/// A segment of `size` keys of AND-ed random bits (each bit set with probability 1/8), for
+/// floats a value in [0, 1) from such bits: crowded towards the low end at every scale, so that
+/// some equal-width bucket of the block flash sort holds about a quarter of the keys.
+template <class Key>
+std::vector<Key> and_bits_segment(std::size_t size, std::mt19937_64& rng)
+{
+    std::vector<Key> keys(size);
+    for(Key& k : keys)
+    {
+        const std::uint64_t bits = rng() & rng() & rng();
+        if constexpr(std::is_floating_point<Key>::value)
+            k = static_cast<Key>(static_cast<double>(bits >> 11) / 9007199254740992.0);
+        else
+            __builtin_memcpy(&k, &bits, sizeof(Key));
+    }
+    return keys;
+}
+
+// Block flash classes whose equal-width buckets overflow skew_limit: 8-byte keys classify again
+// between sorted samples, 4-byte keys keep their buckets. AND-ed random bits (long runs of equal
+// keys for 4-byte keys, few for 8-byte ones) and segments whose samples are nearly all one
+// value; ties keep input order.
+TEST(SegmentedSort, BlockFlashSampledBuckets)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(2027);
+    segment_list<std::uint64_t> u64;
+    segment_list<double> f64;
+    segment_list<std::uint32_t> u32;
+    for(const std::size_t size : {700, 1000, 1025, 2048, 3000, 4096})
+    {
+        u64.add(and_bits_segment<std::uint64_t>(size, rng));
+        f64.add(and_bits_segment<double>(size, rng));
+        u32.add(and_bits_segment<std::uint32_t>(size, rng));
+        // One value but for a few keys spread over the range.
+        std::vector<std::uint64_t> one(size, 0x123456789ull);
+        for(std::size_t i = 0; i < size; i += 97) one[i] = rng();
+        u64.add(one);
+    }
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented_input<std::uint64_t, int, false>(u64.keys, u64.begins, u64.ends, ord, false);
+        check_segmented_input<std::uint64_t, int, true>(u64.keys, u64.begins, u64.ends, ord, true);
+        check_segmented_input<double, int, true>(f64.keys, f64.begins, f64.ends, ord, false);
+        check_segmented_input<std::uint32_t, int, true>(u32.keys, u32.begins, u32.ends, ord, false);
+    }
+}
+
 // Segments between the block networks and the partition (flash_network_sort): buckets by
 // interpolation sorted by wavefront networks; skewed keys (outliers, few values, infinities and
 // NaNs) overflow a bucket and go through a partition round instead; zeros keep input order.
