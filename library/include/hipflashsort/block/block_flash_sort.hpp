@@ -71,12 +71,13 @@ public:
     static constexpr unsigned int wave_network_limit = 8 * shape::wave;
     /// A bucket of 8-byte keys above this size (keys crowded into parts of their range, such as
     /// AND-ed random bits, whose equal-width buckets stay crowded at every width) makes the sort
-    /// classify again, between sample_count sorted samples of the images, one per thread. H200,
-    /// 2^27 u64 keys, medians of three rotated rounds, Gkeys/s: reduced-entropy 11.25 -> 12.11
-    /// (a limit of 128: 11.97 in two rounds; two samples per thread: 10.83), the other u64 and
-    /// f64 rows from -0.8% (normal) to +1.1% (f64 uniform).
+    /// classify again, between sample_count sorted samples of the images, one per two threads.
+    /// H200, 2^27 u64 keys, medians of three rotated rounds, Gkeys/s: reduced-entropy 11.25 ->
+    /// 12.23 (one sample per thread: 12.10, two: 10.83; a limit of 128: 11.97 in two rounds), the
+    /// other u64 and f64 rows of 2^22 keys and more from -0.7% (normal) to +1.0% (f64 uniform).
     static constexpr unsigned int skew_limit = 256;
-    static constexpr unsigned int sample_count = detail::pow2_floor(BlockSize < max_buckets ? BlockSize : max_buckets);
+    static constexpr unsigned int sample_count
+        = detail::pow2_floor(BlockSize / 2 < max_buckets ? BlockSize / 2 : max_buckets);
     static constexpr unsigned int capacity = Capacity;
 
 private:
@@ -320,8 +321,8 @@ private:
 
     HIPFLASHSORT_DEVICE static word* samples(row_storage& s) { return reinterpret_cast<word*>(s.scratch + sample_offset); }
 
-    // sample_count images drawn at evenly spaced input positions, rank-sorted (one per thread,
-    // ties by draw) into the sorted half of the samples.
+    // sample_count images drawn at evenly spaced input positions, rank-sorted (ties by draw) into
+    // the sorted half of the samples.
     HIPFLASHSORT_DEVICE static sample_classifier sample_splitters(storage_type& s, unsigned int size, order ord)
     {
         word* const drawn = samples(s);
