@@ -1349,6 +1349,58 @@ TEST(SegmentedSort, PresortedRuns)
     }
 }
 
+// The flash network pair class (4097-16384 pairs) copies segments whose keys arrive in order and
+// reverses those whose keys fall strictly; a falling run with equal keys (their values must keep
+// the input order), a float run holding -0 and +0 in either direction, and runs whose first and
+// last keys are their extremes but broken in the middle or next to the end are sorted. In place
+// too, 16-byte values, and device sorts of sorted and reverse-sorted pairs.
+TEST(SegmentedSort, PresortedPairRuns)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    std::mt19937_64 rng(9600);
+    for(const order ord : {order::ascending, order::descending})
+    {
+        segment_list<std::uint32_t> u;
+        segment_list<float> f;
+        for(const std::size_t n : {std::size_t(4097), std::size_t(9000), std::size_t(16384)})
+        {
+            std::vector<std::uint32_t> ties(n);
+            for(std::uint32_t& k : ties) k = static_cast<std::uint32_t>(rng() % (n / 3));
+            std::sort(ties.begin(), ties.end());
+            u.add(ties);
+            u.add(std::vector<std::uint32_t>(ties.rbegin(), ties.rend()));
+            for(const std::size_t swap : {std::size_t(0), n / 2, n - 2})
+            {
+                const std::vector<std::uint32_t> run = spaced_run(n, swap);
+                u.add(run);
+                u.add(std::vector<std::uint32_t>(run.rbegin(), run.rend()));
+            }
+            std::vector<float> zeros(n);
+            for(std::size_t i = 0; i < n; i++)
+            {
+                const std::uint64_t r = rng() % 8;
+                zeros[i] = r == 0 ? -0.0f : r == 1 ? 0.0f : static_cast<float>(static_cast<int>(rng() % 2001) - 1000);
+            }
+            std::stable_sort(zeros.begin(), zeros.end());
+            f.add(zeros);
+            f.add(std::vector<float>(zeros.rbegin(), zeros.rend()));
+            std::vector<float> falling(n);
+            for(std::size_t i = 0; i < n; i++) falling[i] = static_cast<float>(n / 2) - static_cast<float>(i);
+            f.add(falling); // one +0, strictly falling
+        }
+        for(const bool in_place : {false, true})
+        {
+            check_segmented_input<std::uint32_t, int, true>(u.keys, u.begins, u.ends, ord, in_place);
+            check_segmented_input<float, int, true>(f.keys, f.begins, f.ends, ord, in_place);
+            check_segmented_input<std::uint32_t, int, true, payload16>(u.keys, u.begins, u.ends, ord, in_place);
+        }
+        const std::size_t n = (std::size_t(1) << 22) + 77;
+        check_pairs_stable<std::uint32_t, std::uint32_t>(n, distribution::sorted, ord, false, 9601);
+        check_pairs_stable<std::uint32_t, std::uint32_t>(n, distribution::reverse, ord, true, 9602);
+        check_pairs_stable<float, std::uint32_t>(n, distribution::reverse, ord, false, 9603);
+    }
+}
+
 /// A segment of n keys for a network of c >= n positions (c a power of two), whose composites
 /// keep the 32 - log2(c) high bits of a full-range image: r << log2(c) at rank r and the largest
 /// image last, but at ranks b - 1 .. b - 1 + smaller one key and `smaller` equal keys below it

@@ -59,7 +59,9 @@ hipError_t sort_keys(void* temp_storage, std::size_t& temp_storage_bytes, const 
 /// typical. values_in may equal values_out. Keys of up to 4 bytes take the networks on
 /// (image bits, position) composites up to 512 keys (a wavefront's) and 1024 (a block's),
 /// block_flash_sort up to 4096, and the flash network class (stably ranked buckets, composites)
-/// up to 16384 on NVIDIA (8192 on gfx9). Memory: one copy of keys and values plus 1-2 bytes per key,
+/// up to 16384 on NVIDIA (8192 on gfx9); a segment of that class whose keys arrive in order (sorted
+/// input: the scatter is stable) is copied with its values, one whose keys fall strictly (no two
+/// equal) reversed. Memory: one copy of keys and values plus 1-2 bytes per key,
 /// and the partition's count matrix: 4 KiB per partition tile (2304 pairs of 4-byte keys and
 /// values), at most 32 MiB; 6 KiB per tile and at most 48 MiB for pairs of 16 bytes and more
 /// (1280 pairs of 8-byte keys and values a tile).

@@ -16,6 +16,7 @@
 #include "flash_network_buckets.hpp"
 #include "flash_network_pair_sort.hpp"
 #include "segmented_kernels.hpp"
+#include "sorted_runs.hpp"
 
 namespace hipflashsort {
 namespace detail {
@@ -181,11 +182,12 @@ struct flash_network_sort
         // sorted. H200, 5 rotated rounds, Gkeys/s: 2^28 u32 / f32 sorted 45.1 / 41.8 -> 71.6 /
         // 63.4, reverse 45.0 / 41.8 -> 58.3 / 55.1; other cases within their spread, segments of
         // 16384 keys -1.3 / -1.9%.
-        const int run = run_direction(in, size, lo, hi);
+        const int run
+            = run_direction<BlockSize>(size, lo, hi, false, [&](unsigned int i) { return image(in[i], ord); });
         if(run > 0 || (run < 0 && !zeros))
         {
-            if(run > 0) copy_run(in, out, size);
-            else reverse_run(in, out, size);
+            if(run > 0) copy_run<BlockSize>(in, out, size);
+            else reverse_run<BlockSize>(in, out, size);
             // No barrier: LDS is untouched since scan_range's, and the calling kernels end each
             // segment with one.
             return true;
@@ -252,76 +254,6 @@ private:
     {
         return static_cast<std::uint32_t>(codec::lossless_image(k, ord));
     }
-
-    /// 1 where in[0, size) is in order already (each image at most the next), -1 where it is in
-    /// reverse order, 0 otherwise; lo <= hi are its extreme images. Segments of sorted or
-    /// reverse-sorted input arrive so from the partition, whose scatter is stable. All keys equal
-    /// (lo == hi) are in order without a read; otherwise only a segment whose first and last keys
-    /// are its extremes (random keys nearly never are) is read again, in steps that end once a
-    /// pair is out of order (nearly-sorted keys end in the first).
-    HIPFLASHSORT_DEVICE int run_direction(const Key* in, unsigned int size, std::uint32_t lo, std::uint32_t hi) const
-    {
-        if(lo == hi) return 1;
-        const std::uint32_t first = image(in[0], ord), last = image(in[size - 1], ord);
-        const bool rising = first == lo && last == hi;
-        if(!rising && !(first == hi && last == lo)) return 0; // the same for every thread
-        constexpr unsigned int step = 8 * BlockSize;
-        for(unsigned int base = 0; base + 1 < size; base += step)
-        {
-            const unsigned int end = min_of(base + step, size - 1);
-            bool broken = false;
-            for(unsigned int i = base + threadIdx.x; i < end; i += BlockSize)
-            {
-                const std::uint32_t a = image(in[i], ord), b = image(in[i + 1], ord);
-                broken |= rising ? a > b : a < b;
-            }
-            if(syncthreads_or(broken)) return 0;
-        }
-        return rising ? 1 : -1;
-    }
-
-    /// out[0, size) = in[0, size) (nothing where they are the same).
-    HIPFLASHSORT_DEVICE static void copy_run(const Key* in, Key* out, unsigned int size)
-    {
-        if(in != out)
-            for(unsigned int i = threadIdx.x; i < size; i += BlockSize) out[i] = in[i];
-    }
-
-    /// out[0, size) = in[0, size) backwards; in place too (each pair swapped by one thread).
-    /// Each thread's pairs come `run_batch` at a time, every load of a batch before its stores.
-    /// With one pair in flight per thread the reversal waits on DRAM for each: with the tight rows
-    /// (same reversal code, other registers) 2^28 u32 / f32 reverse sorts read -11.8 / -12.9%;
-    /// batched by 2 +13.5 / +9.3% against the 96-key buckets' build (H200, three rotated rounds;
-    /// by 4 the same, with 4 bytes of spill).
-    HIPFLASHSORT_DEVICE static void reverse_run(const Key* in, Key* out, unsigned int size)
-    {
-        const unsigned int half = (size + 1) / 2;
-        for(unsigned int i0 = threadIdx.x; i0 < half; i0 += run_batch * BlockSize)
-        {
-            Key a[run_batch], b[run_batch];
-#pragma unroll
-            for(unsigned int j = 0; j < run_batch; j++)
-            {
-                const unsigned int i = i0 + j * BlockSize;
-                if(i < half)
-                {
-                    a[j] = in[i];
-                    b[j] = in[size - 1 - i];
-                }
-            }
-#pragma unroll
-            for(unsigned int j = 0; j < run_batch; j++)
-            {
-                const unsigned int i = i0 + j * BlockSize;
-                if(i < half)
-                {
-                    out[i] = b[j];
-                    out[size - 1 - i] = a[j];
-                }
-            }
-        }
-    }
-    static constexpr unsigned int run_batch = 2;
 
     HIPFLASHSORT_DEVICE Key* staged() const { return reinterpret_cast<Key*>(reinterpret_cast<char*>(&lds) + row_offset); }
 
