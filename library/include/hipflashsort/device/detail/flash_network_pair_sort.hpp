@@ -323,10 +323,8 @@ private:
     /// would turn its values' order; order images make -0 and +0 equal); returns false, having
     /// written nothing, otherwise. Sorted and reverse-sorted input reaches the class so from the
     /// partition, whose scatter is stable. The block's barriers in run_direction end its reads
-    /// before any write in place. The reversals take one pair of keys, then of values, at a time:
-    /// two at a time, as the keys' class reverses, made the u32+u32 class spill 208 bytes instead
-    /// of 68 (ptxas, sm_90), and cost 2^28 u32+u32 uniform 1.2% for reverse +26% instead of +13%;
-    /// keys and values in one loop spilled 76 bytes (uniform -1.0%, reverse +22%).
+    /// before any write in place. Keys, and values no wider than the keys, are reversed through
+    /// the staging row (reverse_through_row); wider values one pair at a time in place.
     HIPFLASHSORT_DEVICE bool copy_or_reverse_run(const Key* keys_in, Key* keys_out, const Value* values_in,
                                                  Value* values_out, unsigned int size, std::uint32_t lo,
                                                  std::uint32_t hi) const
@@ -340,10 +338,41 @@ private:
         }
         else if(run < 0)
         {
-            reverse_run<BlockSize, 1>(keys_in, keys_out, size);
-            reverse_run<BlockSize, 1>(values_in, values_out, size);
+            reverse_through_row(keys_in, keys_out, size);
+            if constexpr(values_fit_keys) reverse_through_row(values_in, values_out, size);
+            else reverse_run<BlockSize, 1>(values_in, values_out, size);
         }
         return run != 0;
+    }
+
+    /// out[0, size) = in[0, size) backwards (in place too), T no wider than Key: whole batches of
+    /// 16 loads per thread from one address each, into the staging row in reverse order, then
+    /// written out in order. A swap of one pair of keys, then of values, at a time waited on
+    /// memory for each: ncu at its clocks, 2^28 u32+u32 reverse, the class took 3.35 ms, against
+    /// 0.69 ms for sorted input (by our reading both in place, in the round's buffer, where sorted
+    /// segments are left as they are; out-of-place reversals four at a time changed nothing). Two pairs at a time spilled the class 208 bytes instead of 68 (ptxas,
+    /// sm_90; uniform -1.2%), and so did batches through for_each_striped (76 bytes at 16 loads,
+    /// 228 at 8); these keep 68.
+    template <class T>
+    HIPFLASHSORT_DEVICE void reverse_through_row(const T* in, T* out, unsigned int size) const
+    {
+        T* const row = reinterpret_cast<T*>(lds.keys);
+        constexpr unsigned int loads = 16;
+        unsigned int i0 = threadIdx.x;
+        for(; i0 + (loads - 1) * BlockSize < size; i0 += loads * BlockSize)
+        {
+            const T* from = in + i0;
+            T* to = row + (size - 1 - i0);
+            T v[loads];
+#pragma unroll
+            for(unsigned int j = 0; j < loads; j++) v[j] = from[j * BlockSize];
+#pragma unroll
+            for(unsigned int j = 0; j < loads; j++) *(to - j * BlockSize) = v[j];
+        }
+        for(; i0 < size; i0 += BlockSize) row[size - 1 - i0] = in[i0];
+        syncthreads(); // every key is read and staged
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize) out[i] = row[i];
+        syncthreads(); // the row is staged again
     }
 
     /// Brings values[0, size) into L2, where the bucket sorts read them one by one.
