@@ -1301,6 +1301,34 @@ std::vector<std::uint32_t> spaced_run(std::size_t n, std::size_t swap)
     return keys;
 }
 
+/// Presorted segments of n keys for the run checks: random keys with ties (n / 3 values), sorted,
+/// and reversed; spaced_run(n, swap) for each swap, and reversed; floats holding -0 and +0 among
+/// small integers, stably sorted, and reversed.
+void add_presorted_runs(std::size_t n, const std::vector<std::size_t>& swaps, std::mt19937_64& rng,
+                        segment_list<std::uint32_t>& u, segment_list<float>& f)
+{
+    std::vector<std::uint32_t> ties(n);
+    for(std::uint32_t& k : ties) k = static_cast<std::uint32_t>(rng() % (n / 3));
+    std::sort(ties.begin(), ties.end());
+    u.add(ties);
+    u.add(std::vector<std::uint32_t>(ties.rbegin(), ties.rend()));
+    for(const std::size_t swap : swaps)
+    {
+        const std::vector<std::uint32_t> run = spaced_run(n, swap);
+        u.add(run);
+        u.add(std::vector<std::uint32_t>(run.rbegin(), run.rend()));
+    }
+    std::vector<float> zeros(n);
+    for(std::size_t i = 0; i < n; i++)
+    {
+        const std::uint64_t r = rng() % 8;
+        zeros[i] = r == 0 ? -0.0f : r == 1 ? 0.0f : static_cast<float>(static_cast<int>(rng() % 2001) - 1000);
+    }
+    std::stable_sort(zeros.begin(), zeros.end());
+    f.add(zeros);
+    f.add(std::vector<float>(zeros.rbegin(), zeros.rend()));
+}
+
 // Segments of the flash network classes (4097-16384 keys, and the wide class above) that arrive in
 // order or in reverse order are copied or reversed instead of sorted: runs with ties, rising and
 // falling in both orders; float runs holding -0 and +0 (a falling one is sorted, as reversing
@@ -1317,26 +1345,7 @@ TEST(SegmentedSort, PresortedRuns)
         segment_list<float> f;
         for(const std::size_t n : {std::size_t(5000), std::size_t(16384), std::size_t(40000), std::size_t(65536)})
         {
-            std::vector<std::uint32_t> ties(n);
-            for(std::uint32_t& k : ties) k = static_cast<std::uint32_t>(rng() % (n / 3));
-            std::sort(ties.begin(), ties.end());
-            u.add(ties);
-            u.add(std::vector<std::uint32_t>(ties.rbegin(), ties.rend()));
-            for(const std::size_t swap : {n / 2, n - 2})
-            {
-                const std::vector<std::uint32_t> broken = spaced_run(n, swap);
-                u.add(broken);
-                u.add(std::vector<std::uint32_t>(broken.rbegin(), broken.rend()));
-            }
-            std::vector<float> zeros(n);
-            for(std::size_t i = 0; i < n; i++)
-            {
-                const std::uint64_t r = rng() % 8;
-                zeros[i] = r == 0 ? -0.0f : r == 1 ? 0.0f : static_cast<float>(static_cast<int>(rng() % 2001) - 1000);
-            }
-            std::stable_sort(zeros.begin(), zeros.end());
-            f.add(zeros);
-            f.add(std::vector<float>(zeros.rbegin(), zeros.rend()));
+            add_presorted_runs(n, {n / 2, n - 2}, rng, u, f);
         }
         check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, false);
         check_segmented_input<std::uint32_t, int, false>(u.keys, u.begins, u.ends, ord, true);
@@ -1364,26 +1373,7 @@ TEST(SegmentedSort, PresortedPairRuns)
         segment_list<float> f;
         for(const std::size_t n : {std::size_t(4097), std::size_t(9000), std::size_t(16384)})
         {
-            std::vector<std::uint32_t> ties(n);
-            for(std::uint32_t& k : ties) k = static_cast<std::uint32_t>(rng() % (n / 3));
-            std::sort(ties.begin(), ties.end());
-            u.add(ties);
-            u.add(std::vector<std::uint32_t>(ties.rbegin(), ties.rend()));
-            for(const std::size_t swap : {std::size_t(0), n / 2, n - 2})
-            {
-                const std::vector<std::uint32_t> run = spaced_run(n, swap);
-                u.add(run);
-                u.add(std::vector<std::uint32_t>(run.rbegin(), run.rend()));
-            }
-            std::vector<float> zeros(n);
-            for(std::size_t i = 0; i < n; i++)
-            {
-                const std::uint64_t r = rng() % 8;
-                zeros[i] = r == 0 ? -0.0f : r == 1 ? 0.0f : static_cast<float>(static_cast<int>(rng() % 2001) - 1000);
-            }
-            std::stable_sort(zeros.begin(), zeros.end());
-            f.add(zeros);
-            f.add(std::vector<float>(zeros.rbegin(), zeros.rend()));
+            add_presorted_runs(n, {std::size_t(0), n / 2, n - 2}, rng, u, f);
             std::vector<float> falling(n);
             for(std::size_t i = 0; i < n; i++) falling[i] = static_cast<float>(n / 2) - static_cast<float>(i);
             f.add(falling); // one +0, strictly falling

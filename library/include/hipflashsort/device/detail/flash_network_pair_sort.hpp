@@ -350,9 +350,10 @@ private:
     /// written out in order. A swap of one pair of keys, then of values, at a time waited on
     /// memory for each: ncu at its clocks, 2^28 u32+u32 reverse, the class took 3.35 ms, against
     /// 0.69 ms for sorted input (by our reading both in place, in the round's buffer, where sorted
-    /// segments are left as they are; out-of-place reversals four at a time changed nothing). Two pairs at a time spilled the class 208 bytes instead of 68 (ptxas,
-    /// sm_90; uniform -1.2%), and so did batches through for_each_striped (76 bytes at 16 loads,
-    /// 228 at 8); these keep 68.
+    /// segments are left as they are; out-of-place reversals four at a time changed nothing).
+    /// Two pairs at a time spilled the class 208 bytes instead of 68 (ptxas, sm_90; uniform
+    /// -1.2%), and so did batches through for_each_striped (76 bytes at 16 loads, 228 at 8);
+    /// these keep 68.
     template <class T>
     HIPFLASHSORT_DEVICE void reverse_through_row(const T* in, T* out, unsigned int size) const
     {
