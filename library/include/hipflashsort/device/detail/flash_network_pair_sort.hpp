@@ -1,7 +1,8 @@
 // The flash network class for keys with values: one block cuts a segment into buckets of a few
 // hundred keys by interpolation, stages each key with its 16-bit input position in LDS by bucket,
 // sorts each bucket with a wavefront network on (image bits, row position) composites, and only
-// then reads the values, each from its input position. Values never pass through LDS, so the
+// then reads the values: in order into the keys' rows once every key is out (values no wider than
+// the keys), or each from its input position. Values are never staged beside the keys, so the
 // class holds as many pairs as 6-byte slots fit (16384 u32+u32 pairs in 97 KiB, any value size),
 // where staging the values too held 8192.
 #ifndef HIPFLASHSORT_DEVICE_DETAIL_FLASH_NETWORK_PAIR_SORT_HPP_
@@ -227,7 +228,7 @@ HIPFLASHSORT_DEVICE void sort_indexed_row(const Team& team, Key* row_keys, std::
 /// Sorts one segment of up to Capacity keys (of at most 4 bytes) and their values, stably, with a
 /// block of BlockSize threads: load → min/max → classify and count → scan → stage keys and input
 /// positions in LDS by bucket → sort each bucket (sort_indexed_row) → write keys, then values
-/// read by position.
+/// (write_deferred_values, or read by position).
 ///
 /// Staging takes each key's slot with an LDS atomic, so a bucket's row is in the hardware's order;
 /// the networks restore input order among equal keys from the positions, so the result is
@@ -289,11 +290,12 @@ struct flash_network_pair_sort
         if(!plan_tight_rows<BlockSize, largest_bucket>(classify.buckets, size, lds.cursor, lds.out_first, lds.scan))
             return false;
         stage(keys_in, size, classify);
-        // In place, a bucket's values may not be written while other buckets still read theirs.
-        // Values no wider than the keys wait in the keys' rows once every key is out (no copy);
-        // wider ones are copied to scratch first.
+        // Values no wider than the keys are written once every key is out, through the keys' rows
+        // (write_deferred_values), in place or not. Wider ones are written bucket by bucket, each
+        // read by its input position; in place, where a bucket's values may not be written while
+        // other buckets still read theirs, they are copied to scratch first.
         const bool in_place = values_in == values_out;
-        const bool defer = in_place && values_fit_keys;
+        const bool defer = values_fit_keys;
         const Value* const values_from = in_place && !defer ? copy_values(values_in, scratch, size) : values_in;
         prefetch_values(values_from, size);
         sort_bucket_rows<BlockSize, largest_bucket>(
@@ -433,38 +435,22 @@ private:
         return to;
     }
 
-    /// In place, after every bucket's keys: each rank's value, read by its input position, goes to
-    /// the keys' rows (free now), then out.
+    /// After every bucket's keys: the segment's values are read in order into the keys' rows (free
+    /// now), then each rank's value is taken from there by its input position and written out. The
+    /// former way round, each value read from global memory by its input position into the row,
+    /// then written in order, made every load of 4-byte values a warp touch about 32 sectors.
+    /// H200, 2^28 u32+u32 pairs, five rotated rounds, medians, Gkeys/s, in place (the device
+    /// level's last round): uniform 23.49 -> 24.18 (+2.9%), normal 22.02 -> 22.60, exponential
+    /// 20.01 -> 20.36, nearly-sorted 32.62 -> 33.00, the others within 0.1%; with out-of-place
+    /// segments deferred too (the segmented sort's of 4097-16384 pairs), 2^28 read 0.0-0.4% more.
     HIPFLASHSORT_DEVICE void write_deferred_values(const Value* values_in, Value* values_out, unsigned int size)
     {
         Value* const row = reinterpret_cast<Value*>(lds.keys);
         syncthreads(); // every bucket's keys are out and its positions sorted
-        // Eight reads in flight: sixteen made the f32 class spill (428 bytes, 8192 / 16384 f32+u32
-        // pairs 51 -> 47 Gkeys/s on an H100).
-        constexpr unsigned int gathers = 8;
-        for(unsigned int j0 = 0; j0 < items && j0 * BlockSize < size; j0 += gathers)
-        {
-            // Every v[j] is set, past the size too: left unset there, a value kept its previous
-            // trip's contents, which nvcc held in local memory across the loop's trips (four of
-            // the eight; the reload at the loop's top held 14% of the u32+u32 class's stall
-            // samples, ncu source counters). H200, three rotated rounds (fifty-sixth session):
-            // u32+u32 2^28 +1.3%, segments of 16384 u32+u32 / f32+u32 pairs +0.9 / +1.2%.
-            Value v[gathers];
-#pragma unroll
-            for(unsigned int j = 0; j < gathers; j++)
-            {
-                const unsigned int i = (j0 + j) * BlockSize + threadIdx.x;
-                v[j] = i < size ? values_in[lds.index[i]] : Value();
-            }
-#pragma unroll
-            for(unsigned int j = 0; j < gathers; j++)
-            {
-                const unsigned int i = (j0 + j) * BlockSize + threadIdx.x;
-                if(i < size) row[i] = v[j];
-            }
-        }
-        syncthreads(); // every value is read before any is written
-        for(unsigned int i = threadIdx.x; i < size; i += BlockSize) values_out[i] = row[i];
+        for_each_striped<BlockSize, items, batch, whole_steps>(values_in, size,
+                                                              [&](unsigned int p, const Value& v) { row[p] = v; });
+        syncthreads(); // every value is staged (and, in place, read) before any is written
+        for(unsigned int i = threadIdx.x; i < size; i += BlockSize) values_out[i] = row[lds.index[i]];
     }
 };
 
