@@ -946,6 +946,9 @@ TEST(SegmentedSort, FlashNetworkPairs)
         check_segmented<std::int16_t, int, true, std::uint64_t>(sizes, 3, distribution::small_range, ord, true, seed++);
         check_segmented<std::uint8_t, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
         check_segmented<float, int, true, payload16>(sizes, 0, distribution::uniform_bits, ord, true, seed++);
+        // Values narrower than the keys wait in the keys' rows too, in place or not.
+        check_segmented<std::uint32_t, int, true, std::uint16_t>(sizes, 0, distribution::uniform_bits, ord,
+                                                                 ord == order::descending, seed++);
     }
 }
 
