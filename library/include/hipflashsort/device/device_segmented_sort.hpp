@@ -32,8 +32,9 @@ namespace hipflashsort {
 /// and from 4097 keys up to 16384 (NVIDIA, any value size; 8192 on gfx9; none where the LDS
 /// holds no more than block_flash_sort's 4096) the same bucket-and-network block as keys alone,
 /// staging each key with its input position, its buckets ranked stably and sorted on composites,
-/// the values read by position at the end (a bucket above 512 keys sends the segment to the
-/// partition). 8-byte keys alone: wavefront networks on their 64-bit lossless images up to 512
+/// the values at the end (those no wider than the keys read in order into the keys' LDS rows and
+/// taken from there by position, wider ones read by position; a bucket above 512 keys sends the
+/// segment to the partition). 8-byte keys alone: wavefront networks on their 64-bit lossless images up to 512
 /// keys (-0 / +0 put back in input order likewise); with values, rank sort by a group of 4-32
 /// lanes up to 128 keys. Above the networks, one block with block_flash_sort up to 2048 keys
 /// (fewer for wide keys and values; in dynamic LDS where the device grants it twice that, and for keys wider than 4 bytes also
