@@ -294,9 +294,11 @@ struct flash_network_pair_sort
         // (write_deferred_values), in place or not. Wider ones are written bucket by bucket, each
         // read by its input position; in place, where a bucket's values may not be written while
         // other buckets still read theirs, they are copied to scratch first.
-        const bool in_place = values_in == values_out;
-        const bool defer = values_fit_keys;
-        const Value* const values_from = in_place && !defer ? copy_values(values_in, scratch, size) : values_in;
+        const Value* values_from = values_in;
+        if constexpr(!values_fit_keys)
+        {
+            if(values_in == values_out) values_from = copy_values(values_in, scratch, size);
+        }
         prefetch_values(values_from, size);
         sort_bucket_rows<BlockSize, largest_bucket>(
             0, classify.buckets, lds.out_first,
@@ -304,12 +306,9 @@ struct flash_network_pair_sort
                 const unsigned int first = lds.out_first[b];
                 sort_indexed_row<Key, Value, decltype(per_lane)::value>(
                     wave_team<decltype(lanes)::value>{member}, lds.keys + first, lds.index + first, keys_out + first,
-                    values_from, defer ? nullptr : values_out + first, n, ord);
+                    values_from, values_fit_keys ? nullptr : values_out + first, n, ord);
             });
-        if constexpr(values_fit_keys)
-        {
-            if(defer) write_deferred_values(values_in, values_out, size);
-        }
+        if constexpr(values_fit_keys) write_deferred_values(values_in, values_out, size);
         syncthreads(); // the LDS is reused by the next segment
         return true;
     }
