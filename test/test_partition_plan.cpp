@@ -230,10 +230,10 @@ unsigned int fuller_buckets(std::uint64_t keys, std::uint64_t limit)
     return static_cast<unsigned int>((keys + goal - 1) / goal);
 }
 
-/// Buckets averaging at most 31/32 of a class limit (the same, where the round gives four).
+/// Buckets averaging at most 61/64 of a class limit (the same, where the round gives four).
 unsigned int fullest_buckets(std::uint64_t keys, std::uint64_t limit)
 {
-    const std::uint64_t goal = limit / 32 * 31;
+    const std::uint64_t goal = limit / 64 * 61;
     return static_cast<unsigned int>((keys + goal - 1) / goal);
 }
 
@@ -284,7 +284,7 @@ TEST(PartitionPlan, WideItemsTakeMoreBucketsOnlyToSpareARound)
 
 // Pairs of 4-byte keys aim at the 512 class while a segment's buckets keep runs of at least
 // partition_min_run pairs per tile, and at the 1024 class once they would not, where the round
-// still fills the GPU. Their buckets then average 31/32 of the class (last_round_goal) where the
+// still fills the GPU. Their buckets then average 61/64 of the class (last_round_goal) where the
 // round gives four such blocks per multiprocessor, 9/10 where it gives two.
 TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
 {
@@ -302,7 +302,7 @@ TEST(PartitionPlan, PairsStepUpWhereTheirRunsWouldBeShort)
     EXPECT_EQ(gpu.buckets_for(65536, round_keys), fullest_buckets(65536, 1024));
     EXPECT_LT(fullest_buckets(65536, 1024), fuller_buckets(65536, 1024));
     EXPECT_LT(fuller_buckets(65536, 1024), buckets(65536, 1024));
-    // A sort of 2^18 pairs: 265 buckets of 31/32 of the 1024 class would give two blocks per
+    // A sort of 2^18 pairs: 269 buckets of 61/64 of the 1024 class would give two blocks per
     // multiprocessor, not four, so the buckets average 9/10 of it.
     const std::uint64_t quarter = std::uint64_t(1) << 18;
     const pairs::plan_type small_plan(quarter, 1);

@@ -184,7 +184,7 @@ struct partition_planner
     /// Average keys per bucket of a last round aimed at the class of `limit` keys: bucket_goal,
     /// but fuller for pairs whose class is a network (keys of up to 4 bytes, up to the block
     /// network): a network sorts a padded power of two whatever the segment's size, so fuller
-    /// buckets take fewer networks per key. 31/32 of the class where the round gives four blocks
+    /// buckets take fewer networks per key. 61/64 of the class where the round gives four blocks
     /// per multiprocessor, 9/10 where it gives two, else bucket_goal: fewer, longer buckets in
     /// a small round lengthen its slowest block, and the buckets that spill into the next class
     /// add a launch bound by one block's latency.
@@ -198,11 +198,20 @@ struct partition_planner
     ///   +2.0 / +1.3% and +1.4 / +0.5%, device sorts of 2^24 u32+u32 +1.7% and +1.2%. A device
     ///   sort of 2^18 pairs (264 such buckets on 132 multiprocessors) read 5-10% lower with 31/32
     ///   in runs that spread 15-30%, hence the four blocks.
+    /// - 31/32 -> 61/64 (sixty-seventh session, H200, 2^26 pairs, medians of five and four
+    ///   rotated rounds in two calls): a segment of 65536 pairs takes 68 buckets instead of 67,
+    ///   u32+u32 51.09 -> 51.41 and 51.20 -> 51.50 Gkeys/s (+0.6 / +0.6%), f32+u32 +0.4 / +0.1%;
+    ///   the power-law mix u32+u32 +0.6 / +0.1%, f32+u32 +1.0 / +0.8%; other segment sizes
+    ///   within 0.3%, device sorts of 2^20-2^28 pairs within 0.5% (2^16 and 2^18, which this
+    ///   goal does not reach, read -1.4%: their spread). 66, 69 and 71 buckets (1000/1024,
+    ///   15/16, 29/32) read -0.3, -0.7 and -2.3% for u32+u32. By our reading, fewer buckets
+    ///   overflow the 1024 class more often (a bucket holds about 964 +- 31 pairs with 68,
+    ///   978 +- 31 with 67), and more take more networks.
     HIPFLASHSORT_HOST_DEVICE std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
     {
         if(config::networks && has_values<Value> && limit <= config::wave_and_network_top)
         {
-            const std::uint64_t fullest = limit / 32 * 31, fuller = limit / 10 * 9;
+            const std::uint64_t fullest = limit / 64 * 61, fuller = limit / 10 * 9;
             if(fills_gpu(round_keys, fullest, 4)) return fullest;
             if(fills_gpu(round_keys, fuller)) return fuller;
         }
