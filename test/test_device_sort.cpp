@@ -545,28 +545,6 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
-// Keys alone of 2049-4096 go to the flash network sorter built for 4096 keys (a block of 128
-// threads), which hands a segment with a bucket above 512 keys (two values, few values, clusters
-// of small integers) on to the partition.
-TEST(SegmentedSort, SmallFlashNetworkClass)
-{
-    HIPFLASHSORT_REQUIRE_GPU();
-    const std::vector<std::size_t> sizes = {2049, 2050, 3000, 3333, 4095, 4096, 2049, 4096, 2100};
-    std::uint64_t seed = 3100;
-    for(const order ord : {order::ascending, order::descending})
-    {
-        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
-        check_segmented<std::uint32_t, int, false>(sizes, 1, distribution::outlier, ord, true, seed++);
-        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::few_unique, ord, false, seed++);
-        check_segmented<std::int32_t, long long, false>(sizes, 2, distribution::uniform_bits, ord, true, seed++);
-        check_segmented<float, int, false>(sizes, 2, distribution::special_floats, ord, false, seed++);
-        check_segmented<float, int, false>(sizes, 0, distribution::special_floats, ord, true, seed++);
-        check_segmented<float, int, false>(sizes, 0, distribution::two_values, ord, true, seed++);
-        check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
-        check_segmented<std::int16_t, int, false>(sizes, 3, distribution::small_range, ord, true, seed++);
-    }
-}
-
 /// Segments the wide flash network class takes when a call has this many of them: two per
 /// multiprocessor (fewer go to the partition).
 std::size_t wide_class_segments()

@@ -14,12 +14,11 @@ namespace hipflashsort {
 /// keys_out.
 ///
 /// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: bitonic
-/// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 2048 by one
+/// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
 /// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
-/// one block that cuts the segment into interpolated buckets in LDS (128 threads up to 4096 keys,
-/// 512 threads in dynamic LDS above) and sorts each with a wavefront network (a segment with a
-/// bucket above 512 keys goes to the partition instead; one already in order is copied, one in
-/// reverse order without a float zero reversed), then
+/// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
+/// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead; one
+/// already in order is copied, one in reverse order without a float zero reversed), then
 /// up to 65536 by the same kind of block with its buckets in up to four windows that each read
 /// the segment again (where the LDS is smaller, up to the size whose buckets four windows take):
 /// a 512-thread block in half a multiprocessor's LDS (H100: 113 KiB, about 27800 staged keys) for

@@ -126,19 +126,7 @@ struct segmented_config
     //   block-flash-sorted, 75.8 / 83.9 so (2 wavefronts of 16 items: 74.7 / 81.2, at 123
     //   registers against 96); 2048 pairs on 4 wavefronts of 16 items ran at 36 against 55
     //   block-flash-sorted, so pairs stop at 1024.
-    // - Keys alone of 2049-4096 (the second class) are sorted instead by the flash network sorter
-    //   (flash_network_sort: buckets of about 20 keys, 32-key networks) built for 4096 keys with a
-    //   block of small_flash_network_block threads, which hands a segment with a bucket above 512
-    //   keys to the partition. H200, a probe of the kernels alone (data/session67_probe_4096.cu,
-    //   2^26 uniform keys, one block per segment, medians of 15), Gkeys/s, the 4-wavefront network
-    //   against the flash sorter of 128 / 256 / 512 threads: u32 segments of 4096 keys 130.9 ->
-    //   195.1 / 162.6 / 128.1, 3000 98.0 -> 167.3 / 133.7 / 100.1, 2049 69.2 -> 156.5 / 116.3 /
-    //   81.7; f32 4096 127.2 -> 166.7 / 140.7 / 114.6, 3000 95.1 -> 129.1, 2049 66.7 -> 116.5.
-    //   At 1025-2048 it does not win (f32 segments of 1500 / 2048: 110.0 / 147.5 against the
-    //   2-wavefront network's 114.5 / 153.4), so the first class stays a network.
     static constexpr unsigned int block_network_classes = !networks ? 0 : has_values<Value> ? 1 : 2;
-    static constexpr bool flash_sorts_top_block_network = networks && !has_values<Value>;
-    static constexpr unsigned int small_flash_network_block = 128;
     static constexpr unsigned int block_network_waves[2] = {has_values<Value> ? 4u : 2u, 4};
     static constexpr unsigned int block_network_items = has_values<Value> ? 8 : 32;
     static constexpr unsigned int block_network_capacity(unsigned int c)
@@ -332,12 +320,6 @@ struct segmented_config
     /// Largest segment of the classes in static LDS.
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);
     static_assert(largest_static <= 16384 && classes <= 16, "listed sizes in 14 bits, class counters");
-    /// Smallest segment that can reach the partition's list: above the classes in static LDS, or
-    /// above the first block network class where the flash sorter takes the second (and may hand
-    /// a segment on).
-    static_assert(!flash_sorts_top_block_network || block_network_classes == 2, "the flash sorter takes the second");
-    static constexpr unsigned int smallest_large
-        = flash_sorts_top_block_network ? block_network_capacity(0) + 1 : largest_static + 1;
     static constexpr unsigned int large_class = classes; // index of the "partition" list
 
     // Grids of the small classes' kernels (and the binning's). Their blocks loop over the class's

@@ -77,7 +77,7 @@ struct segmented_plan
             const std::uint64_t smallest = (c == 0 ? 1 : config::class_limit(c - 1)) + 1;
             entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
         }
-        large_capacity = size / config::smallest_large + 1;
+        large_capacity = size / (config::largest_static + 1) + 1;
         // A round cuts its S keys into chunks of at least one tile, at most max_round_chunks of
         // them plus one per segment (partition_planner::most_chunks); a segment of S_i keys has at most
         // S_i / partition_bucket_target buckets.
@@ -383,15 +383,14 @@ struct segmented_runner
         // Too few for the wide classes: their lists join the large one.
         const bool widening = wide_total >= wide_min_segments();
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
-        const bool handed_on = launch_block_network_classes(
-            host, keys_in, values_in, buckets, lists.large, counts + config::large_class,
-            std::make_integer_sequence<unsigned int, config::block_network_classes>{});
+        launch_block_network_classes(host, keys_in, values_in, buckets,
+                                     std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         launch_dynamic_flash_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::dynamic_flash_classes>{});
         const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
-        const bool deferring = (flash_network && networked != 0) || handed_on;
-        if(flash_network && networked != 0)
+        const bool deferring = flash_network && networked != 0;
+        if(deferring)
         {
             const unsigned int grid = grid_for(networked, 1, config::flash_network_blocks_per_sm);
             flash_network<<<grid, config::flash_network_block, config::flash_network_lds, stream>>>(
@@ -468,22 +467,17 @@ struct segmented_runner
         }
     }
 
-    /// Returns whether a launched class may hand segments on to `large` (counter `large_count`).
     template <unsigned int... C>
-    bool launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
-                                      bool buckets, segment_range* large, unsigned int* large_count,
-                                      std::integer_sequence<unsigned int, C...>)
+    void launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
+                                      bool buckets, std::integer_sequence<unsigned int, C...>)
     {
-        return (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in, buckets, large,
-                                              large_count)
-                | ... | false);
+        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in, buckets), ...);
     }
 
     template <unsigned int C>
-    bool launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in, bool buckets,
-                                    [[maybe_unused]] segment_range* large, [[maybe_unused]] unsigned int* large_count)
+    void launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in, bool buckets)
     {
-        if(count == 0) return false;
+        if(count == 0) return;
         constexpr unsigned int waves = config::block_network_waves[C];
         const std::uint64_t* list = class_list(config::rank_classes + C);
         const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
@@ -499,23 +493,11 @@ struct segmented_runner
                     <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, values_in,
                                                                        values_out, ord);
         }
-        else if constexpr(config::flash_sorts_top_block_network && C == 1)
-        {
-            constexpr unsigned int block = config::small_flash_network_block;
-            constexpr unsigned int capacity = config::block_network_capacity(C);
-            using sorter = flash_network_sort<Key, block, capacity>;
-            constexpr unsigned int lds = sorter::lds_bytes(sorter::full_slots);
-            static_assert(lds <= 48 * 1024, "launched without opting in to more LDS");
-            flash_network_segments_kernel<Key, Value, block, capacity><<<grid, block, lds, stream>>>(
-                list, count, keys_in, keys_out, values_in, values_out, nullptr, large, large_count, ord);
-            return true;
-        }
         else
         {
             bitonic_block_segments_kernel<Key, waves>
                 <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, ord);
         }
-        return false;
     }
 
     template <unsigned int... C>
