@@ -204,10 +204,10 @@ struct partition_planner
     ///   the power-law mix u32+u32 +0.6 / +0.1%, f32+u32 +1.0 / +0.8%; other segment sizes
     ///   within 0.3%, device sorts of 2^20-2^28 pairs within 0.5% (2^16 and 2^18, which this
     ///   goal does not reach, read -1.4%: their spread). 66, 69 and 71 buckets (1000/1024,
-    ///   15/16, 29/32) read -0.3, -0.7 and -2.3% for u32+u32. By our reading, fewer buckets
-    ///   overflow the 1024 class more often (a bucket holds about 964 +- 31 pairs with 68,
-    ///   978 +- 31 with 67), and more take more networks. (On an H100, forty-sixth session,
-    ///   61/64 had read +0.2 / 0.0% there, and 31/32 stayed.)
+    ///   15/16, 29/32) read -0.3, -0.7 and -2.3% for u32+u32. By our reading, with fewer
+    ///   buckets more of them overflow the 1024 class (a bucket holds about 964 +- 31 pairs with
+    ///   68, 978 +- 31 with 67), and with more, more networks run. (On an H100, forty-sixth
+    ///   session, 61/64 had read +0.2 / 0.0% there, and 31/32 stayed.)
     HIPFLASHSORT_HOST_DEVICE std::uint64_t last_round_goal(std::uint64_t limit, std::uint64_t round_keys) const
     {
         if(config::networks && has_values<Value> && limit <= config::wave_and_network_top)
