@@ -17,6 +17,7 @@ compile=${compile//-o $obj/-o $out/b.o}
 compile=$(sed "s#-MF [^ ]*#-MF $out/b.d#" <<< "$compile")
 link=${cmds[1]//$obj/$out/b.o}
 link=${link//-o benchmark\/$target /-o $out/bin }
-(cd build/gpu && eval "$compile" > "$out/ptxas.log" 2>&1 && eval "$link")
+(cd build/gpu && eval "$compile" > "$out/ptxas.log" 2>&1) || { grep -m5 -A5 error "$out/ptxas.log"; exit 1; }
+(cd build/gpu && eval "$link")
 xz -T0 -c "$out/bin" > "build/variants/$name.xz"
 ls -la "build/variants/$name.xz"

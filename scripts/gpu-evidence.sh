@@ -6,7 +6,8 @@
 set -uo pipefail
 src=${1:-build/gpu/test}
 logs=${OUT:-build/gpu-logs}/tests
-bins=/tmp/gpu-evidence-bin
+bins=/tmp/gpu-evidence-bin # kept after the run, for compute-sanitizer on the same binaries
+rm -rf "$bins"
 mkdir -p "$logs" "$bins"
 for f in "$src"/test_gpu_*; do
   name=$(basename "${f%.xz}")
@@ -29,7 +30,7 @@ done
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 for f in "$logs"/*.log; do
-  echo "$(basename "$f"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]+' "$f" | tr '\n' ' ')"
+  echo "$(basename "$f"): $(grep -E '^\[  (PASSED  |FAILED  |SKIPPED )\] [0-9]+' "$f" | tr '\n' ' ')"
 done
 echo "all passed: $([ $status = 0 ] && echo yes || echo no)"
 exit $status
