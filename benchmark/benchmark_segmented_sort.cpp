@@ -131,7 +131,11 @@ int main(int argc, char** argv)
     register_all<std::uint32_t, true>("u32+u32", lengths);
     // Signed floats (normal keys about zero): the range of nearly every segment holds zero, which
     // the float sorters of the 4097-65536 classes treat apart (notes of -0 / +0 order).
-    register_all<float, false>("f32-normal", {4096, 16384, 65536, 0}, clients::distribution::normal);
+    register_all<float, false>("f32-normal", {4096, 8192, 16384, 65536, 0}, clients::distribution::normal);
+    // Keys alone of 4097-8192 (the small flash network class on NVIDIA, the flash network class
+    // on gfx9).
+    register_all<float, false>("f32", {4097, 6000, 8192});
+    register_all<std::uint32_t, false>("u32", {4097, 6000, 8192});
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -524,7 +524,8 @@ TEST(SegmentedSort, BlockFlashSampledBuckets)
     }
 }
 
-// Segments between the block networks and the partition (flash_network_sort): buckets by
+// Segments between the block networks and the partition (flash_network_sort; 4097-8192 through
+// the flash network class's kernel here, too few for the small class's launch): buckets by
 // interpolation sorted by wavefront networks; skewed keys (outliers, few values, infinities and
 // NaNs) overflow a bucket and go through a partition round instead; zeros keep input order.
 TEST(SegmentedSort, FlashNetworkClass)
@@ -563,6 +564,36 @@ std::vector<std::size_t> cycled_sizes(const std::size_t (&pattern)[N], std::size
     std::vector<std::size_t> sizes;
     for(std::size_t i = 0; i < count; i++) sizes.push_back(pattern[i % N]);
     return sizes;
+}
+
+/// Segments of 4097-8192 keys alone that get the small flash network class's own launch: four
+/// per multiprocessor (fewer are sorted by the flash network class's kernel).
+std::size_t small_class_segments() { return 2 * wide_class_segments(); }
+
+// Keys alone of 4097-8192 in a call that lists enough of them for the small flash network class
+// (NVIDIA: 256 threads, its own launch), and in one that lists fewer (sorted with the flash
+// network class's segments); segments with a bucket too large (an outlier, few values, two
+// values) are handed to the partition, float zeros keep input order.
+TEST(SegmentedSort, SmallFlashNetworkClass)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    // Six of each seven sizes are the small class's: (n / 6 + 2) cycles list more than n.
+    const std::size_t pattern[] = {4097, 8192, 5000, 6001, 8191, 12000, 4500};
+    const std::vector<std::size_t> own = cycled_sizes(pattern, (small_class_segments() / 6 + 2) * 7);
+    const std::vector<std::size_t> joined = cycled_sizes(pattern, 20);
+    std::uint64_t seed = 3600;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(own, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(own, 1, distribution::outlier, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(own, 0, distribution::few_unique, ord, false, seed++);
+        check_segmented<float, int, false>(own, 2, distribution::special_floats, ord, false, seed++);
+        check_segmented<float, long long, false>(own, 0, distribution::two_values, ord, true, seed++);
+        check_segmented<std::int16_t, int, false>(own, 3, distribution::small_range, ord, true, seed++);
+        check_segmented<std::uint8_t, int, false>(own, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(joined, 1, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<float, int, false>(joined, 0, distribution::special_floats, ord, true, seed++);
+    }
 }
 
 // Forty segments of 16385-100000 keys without values: too few for the wide flash network class
@@ -1595,6 +1626,8 @@ void check_dynamic_classes_granted(const char* what)
     for(unsigned int d = 0; d < config::dynamic_flash_classes; d++)
         EXPECT_NE(runner.dynamic_flash[d], nullptr) << what << ": dynamic flash class " << d;
     if constexpr(config::has_flash_network) EXPECT_NE(runner.flash_network, nullptr) << what << ": flash network class";
+    if constexpr(config::has_small_flash_network)
+        EXPECT_NE(runner.small_flash_network_kernel(), nullptr) << what << ": small flash network class";
     if constexpr(config::has_wide_flash_network)
     {
         if(per_sm >= 200 * 1024)

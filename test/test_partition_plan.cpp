@@ -38,8 +38,8 @@ struct plan_check
     }
 
     /// Stands in for the flash network class's kernel.
-    static void network_kernel(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, Value*,
-                               segment_range*, unsigned int*, hipflashsort::order)
+    static void network_kernel(const std::uint64_t*, unsigned int, const std::uint64_t*, unsigned int, const Key*,
+                               Key*, const Value*, Value*, Value*, segment_range*, unsigned int*, hipflashsort::order)
     {
     }
 
@@ -446,6 +446,22 @@ void check_classes()
         EXPECT_GT(config::flash_network_capacity, config::dynamic_flash_top);
         EXPECT_EQ(config::flash_network_class, config::classes - 1);
     }
+    // A class's list holds every segment the class may take, with or without the small class.
+    for(unsigned int c = 1; c < config::classes; c++)
+        EXPECT_LE(config::smallest_listed(c), config::class_limit(c - 1) + 1) << "class " << c;
+    if constexpr(config::has_small_flash_network)
+    {
+        EXPECT_LE(config::small_flash_network_lds(), hipflashsort::dynamic_lds_limit());
+        EXPECT_EQ(config::class_limit(config::small_flash_network_class), config::small_flash_network_capacity);
+        EXPECT_EQ(config::small_flash_network_class + 1, config::flash_network_class);
+        EXPECT_EQ(config::smallest_listed(config::flash_network_class),
+                  config::class_limit(config::small_flash_network_class - 1) + 1);
+    }
+    // Keys alone of up to 4 bytes take the small class wherever the flash network class holds
+    // 16384 keys (NVIDIA), never with values.
+    constexpr bool small_expected = config::has_flash_network && !hipflashsort::detail::has_values<Value>
+                                    && config::flash_network_capacity == 16384;
+    EXPECT_EQ(config::has_small_flash_network, small_expected);
 }
 
 TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
@@ -455,6 +471,8 @@ TEST(SegmentedConfig, ClassesIncreaseAndFitTheirLds)
     check_classes<std::uint32_t, hipflashsort::empty_type>();
     check_classes<std::uint32_t, std::uint32_t>();
     check_classes<float, std::uint64_t>();
+    check_classes<float, hipflashsort::empty_type>();
+    check_classes<std::int16_t, hipflashsort::empty_type>();
     check_classes<std::uint64_t, hipflashsort::empty_type>();
     check_classes<double, std::uint32_t>();
     check_classes<std::uint64_t, std::uint64_t>();

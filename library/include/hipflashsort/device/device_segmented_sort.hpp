@@ -17,8 +17,10 @@ namespace hipflashsort {
 /// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
 /// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
-/// wavefront network (a segment with a bucket above 1024 keys goes to the partition instead; one
-/// already in order is copied, one in reverse order without a float zero reversed), then
+/// wavefront network (a segment with a bucket too large for the networks goes to the partition
+/// instead; one already in order is copied, one in reverse order without a float zero reversed):
+/// 512 threads, and on NVIDIA 256 for segments of 4097-8192 keys in a call that has at least four
+/// of them per multiprocessor, then
 /// up to 65536 by the same kind of block with its buckets in up to four windows that each read
 /// the segment again (where the LDS is smaller, up to the size whose buckets four windows take):
 /// a 512-thread block in half a multiprocessor's LDS (H100: 113 KiB, about 27800 staged keys) for

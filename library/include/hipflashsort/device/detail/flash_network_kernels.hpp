@@ -497,21 +497,24 @@ private:
 
 /// One block per listed segment, sorted in dynamic LDS by flash_network_sort (keys alone) or
 /// flash_network_pair_sort (keys and values; `values_scratch`, free over the listed ranges, holds
-/// the values of a segment sorted in place). A segment with a bucket too large for the networks
-/// is appended to `deferred` (counter `deferred_count`) and left for the partition.
+/// the values of a segment sorted in place): list[0, count), then more[0, more_count) (a smaller
+/// class's list too short for a launch of its own). A segment with a bucket too large for the
+/// networks is appended to `deferred` (counter `deferred_count`) and left for the partition.
 template <class Key, class Value, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize, 2) void flash_network_segments_kernel(
-    const std::uint64_t* list, unsigned int count, const Key* keys_in, Key* keys_out, const Value* values_in,
-    Value* values_out, Value* values_scratch, segment_range* deferred, unsigned int* deferred_count, order ord)
+    const std::uint64_t* list, unsigned int count, const std::uint64_t* more, unsigned int more_count,
+    const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, Value* values_scratch,
+    segment_range* deferred, unsigned int* deferred_count, order ord)
 {
     using sorter = std::conditional_t<has_values<Value>, flash_network_pair_sort<Key, Value, BlockSize, Capacity>,
                                       flash_network_sort<Key, BlockSize, Capacity>>;
     extern __shared__ __align__(16) unsigned char dynamic_lds[];
     sorter sort{*reinterpret_cast<typename sorter::storage_type*>(dynamic_lds), ord};
-    for(unsigned int index = blockIdx.x; index < count; index += gridDim.x)
+    for(unsigned int index = blockIdx.x; index < count + more_count; index += gridDim.x)
     {
-        const std::uint64_t begin = packed_segment::begin(list[index]);
-        const unsigned int size = packed_segment::size(list[index]);
+        const std::uint64_t entry = index < count ? list[index] : more[index - count];
+        const std::uint64_t begin = packed_segment::begin(entry);
+        const unsigned int size = packed_segment::size(entry);
         bool sorted;
         if constexpr(has_values<Value>)
             sorted = sort.sort(keys_in + begin, keys_out + begin, values_in + begin, values_out + begin, size,

@@ -253,6 +253,41 @@ struct segmented_config
         networks
         && flash_network_capacity > dynamic_flash_top;
 
+    // Keys alone of up to 4 bytes take the small flash network class between the block networks
+    // and the flash network class, where that class holds more than small_flash_network_capacity
+    // (NVIDIA): the same sorter with a block of 256 threads on a capacity of 8192 (49 KiB of
+    // dynamic LDS for u32, 51.5 KiB for f32), so that four blocks share a multiprocessor (three
+    // for f32, at 79 registers on sm_90) and a segment of 4097-8192 keys spends less of its
+    // block's time on fixed costs (scans, barriers).
+    // H200, a probe of the kernels alone (data/session67_probe_4096.cu, 2^26 keys, one block per
+    // segment, medians of 15), Gkeys/s, 512 threads on 16384 -> this class: u32 uniform segments
+    // of 4097 / 6000 / 8192 keys 109.5 / 126.6 / 157.0 -> 153.7 / 168.0 / 192.1, f32 uniform 97.5
+    // / 111.9 / 141.4 -> 129.5 / 137.7 / 166.7, u32 normal 6000 / 8192 94.0 / 110.7 -> 119.0 /
+    // 130.7, f32 normal (about zero) 76.5 / 92.9 -> 86.3 / 103.9. End to end (sixty-eighth
+    // session, call 1, four rotated rounds against 8d244d1, the class launched whatever its
+    // count): u32 segments of 4097 / 6000 / 8192 keys 106.30 / 122.71 / 150.59 -> 143.86 /
+    // 155.89 / 175.33, f32 96.03 / 110.37 / 136.81 -> 123.60 / 132.02 / 154.58, f32 normal 8192
+    // 92.38 -> 100.35. Lone segments (the device sort of 4097-8192 keys: one block's latency) and
+    // a partition's buckets keep the 512 threads. With the buckets too (the same call), device
+    // sorts of 2^28 keys read 0.1-0.6% slower on 17 of their 22 u32 and f32 distributions (u32
+    // zipf +0.8%; without the buckets all 22 within -0.1 / +0.3%), and those of 2^16-2^20 u32
+    // keys 1.62 / 5.88 / 17.65 -> 1.48 / 5.62 / 17.34 Gkeys/s, though f32 and i32 there read
+    // 0.5-2.3% faster: no gain to take.
+    static constexpr unsigned int small_flash_network_block = 256;
+    static constexpr unsigned int small_flash_network_capacity = 8192;
+    using small_flash_network_sorter = flash_network_sort<Key, small_flash_network_block, small_flash_network_capacity>;
+    static constexpr unsigned int small_flash_network_lds()
+    {
+        if constexpr(networks && !has_values<Value>)
+            return small_flash_network_sorter::lds_bytes(small_flash_network_sorter::full_slots);
+        else
+            return 0;
+    }
+    static constexpr bool has_small_flash_network = has_flash_network && !has_values<Value>
+                                                    && small_flash_network_capacity > dynamic_flash_top
+                                                    && small_flash_network_capacity < flash_network_capacity
+                                                    && small_flash_network_lds() <= dynamic_lds_limit();
+
     // Keys alone of up to 4 bytes take the wide flash network class above the flash network
     // class, up to wide_flash_network_capacity keys (fewer where its windows do not take that
     // many: the runner's wide[0].limit): flash_network_sort by one block of 512 threads, two per
@@ -304,7 +339,10 @@ struct segmented_config
 
     static constexpr unsigned int static_classes = rank_classes + block_network_classes + flash_classes;
     static constexpr unsigned int first_dynamic_flash_class = static_classes;
-    static constexpr unsigned int flash_network_class = static_classes + dynamic_flash_classes; // when has_flash_network
+    static constexpr unsigned int small_flash_network_class // when has_small_flash_network
+        = static_classes + dynamic_flash_classes;
+    static constexpr unsigned int flash_network_class // when has_flash_network
+        = small_flash_network_class + (has_small_flash_network ? 1 : 0);
     static constexpr unsigned int classes = flash_network_class + (has_flash_network ? 1 : 0);
     static_assert(!has_flash_network || flash_network_capacity <= 16384, "listed sizes in 14 bits");
 
@@ -315,7 +353,15 @@ struct segmented_config
                : c < rank_classes + block_network_classes ? block_network_capacity(c - rank_classes)
                : c < static_classes         ? flash_capacity(c - rank_classes - block_network_classes)
                : c == flash_network_class   ? flash_network_capacity
+               : has_small_flash_network && c == small_flash_network_class ? small_flash_network_capacity
                                             : dynamic_flash_capacity(c - static_classes);
+    }
+    /// Smallest segment that class c may list: one above the class below, or, for a class in
+    /// dynamic LDS, one above the classes in static LDS, as every dynamic class below it may be
+    /// refused or left out and pass its sizes on (segmented_runner::limits).
+    static constexpr unsigned int smallest_listed(unsigned int c)
+    {
+        return c == 0 ? 1u : class_limit((c < static_classes ? c : static_classes) - 1) + 1;
     }
     /// Largest segment of the classes in static LDS.
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);
@@ -343,6 +389,17 @@ struct segmented_config
     static constexpr unsigned int grid_blocks_per_sm = 32;
     static constexpr unsigned int segment_grid_blocks_per_sm = 512;
     static constexpr unsigned int flash_network_blocks_per_sm = 8;
+    // The small flash network class: up to four blocks resident per multiprocessor, its grid four
+    // times that, as the class above. A call that lists fewer of its segments than about one wave
+    // of its blocks (small_flash_network_min_per_sm per multiprocessor) sorts them with the flash network
+    // class's kernel instead: by our reading a launch of their own adds one block's latency to
+    // the call (about 25 us for 8192 keys at the class's throughput) with most of the GPU idle.
+    // H200, 2^26 keys, the power-law mix (390 of its 12081 segments hold 4097-8192 keys) with the
+    // class's own launch whatever its count, four rounds against 8d244d1: u32 75.55 -> 74.04
+    // (-2.0%), f32 71.81 -> 70.74 (-1.5%), f32 normal -1.3% (sixty-eighth session, call 1; the
+    // threshold itself is not measured yet).
+    static constexpr unsigned int small_flash_network_blocks_per_sm = 16;
+    static constexpr unsigned int small_flash_network_min_per_sm = 4;
 
     // Partition pass: tiles of partition_block * items_per_thread items staged in LDS, sized as
     // if each item took 2 bytes more than its key and value, within about 24 KiB (16 items of

@@ -74,8 +74,7 @@ struct segmented_plan
         for(unsigned int c = 0; c < config::classes; c++)
         {
             class_offset[c] = entries;
-            const std::uint64_t smallest = (c == 0 ? 1 : config::class_limit(c - 1)) + 1;
-            entries += std::min<std::uint64_t>(listed, size / smallest) + 1;
+            entries += std::min<std::uint64_t>(listed, size / config::smallest_listed(c)) + 1;
         }
         large_capacity = size / (config::largest_static + 1) + 1;
         // A round cuts its S keys into chunks of at least one tile, at most max_round_chunks of
@@ -124,8 +123,9 @@ struct segmented_runner
     // the GPU (resident_scatter_blocks), so sorts without large segments never query it.
     unsigned int scatter_blocks = 0;
     using segments_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*, order);
-    using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const Key*, Key*, const Value*, Value*,
-                                      Value*, segment_range*, unsigned int*, order);
+    using deferring_kernel = void (*)(const std::uint64_t*, unsigned int, const std::uint64_t*, unsigned int,
+                                      const Key*, Key*, const Value*, Value*, Value*, segment_range*, unsigned int*,
+                                      order);
     // The dynamic-LDS classes' kernels once they have opted in to their LDS, else null. Opt-in
     // and launch go through these pointers: a kernel template instantiated in several
     // translation units has one host stub (and registered function) per unit, and the opt-in
@@ -133,6 +133,11 @@ struct segmented_runner
     // would name.
     segments_kernel dynamic_flash[config::max_dynamic_flash_classes] = {}; // the first dynamic_flash_classes
     deferring_kernel flash_network = nullptr;
+    // The small flash network class's kernel, opted in at its first launch (small_flash_network_kernel):
+    // the device sorts never list segments there, and an opt-in on every call read as a loss of
+    // their short sorts (docs/performance.md, sixty-eighth session).
+    deferring_kernel small_flash_network = nullptr;
+    bool small_flash_network_asked = false;
     using wide_kernel = void (*)(const segment_range*, unsigned int, unsigned int, const Key*, Key*, Key*,
                                  segment_range*, unsigned int*, unsigned int, order);
     /// A wide flash network class as the device took it: its kernel (null where it is off), block,
@@ -225,6 +230,31 @@ struct segmented_runner
         return true;
     }
 
+    /// The small flash network class's kernel, opted in to its LDS on the first call; null where
+    /// the device refuses (its segments then go to the flash network class's kernel).
+    deferring_kernel small_flash_network_kernel()
+    {
+        if constexpr(config::has_small_flash_network)
+        {
+            if(!small_flash_network_asked)
+            {
+                small_flash_network_asked = true;
+                const deferring_kernel kernel
+                    = flash_network_segments_kernel<Key, Value, config::small_flash_network_block,
+                                                    config::small_flash_network_capacity>;
+                if(opt_in(reinterpret_cast<const void*>(kernel), config::small_flash_network_lds()))
+                    small_flash_network = kernel;
+            }
+        }
+        return small_flash_network;
+    }
+
+    /// Fewest segments of the small flash network class worth a launch of its own (segmented_config).
+    unsigned int small_min_segments() const
+    {
+        return config::small_flash_network_min_per_sm * static_cast<unsigned int>(std::max(1, multiprocessors));
+    }
+
     template <unsigned int... D>
     void enable_dynamic_flash(std::integer_sequence<unsigned int, D...>)
     {
@@ -276,8 +306,9 @@ struct segmented_runner
     /// The classes' limits; `with_wide`: whether the wide classes take their segments (the
     /// partition's buckets skip them: a plan that aims at a further round cuts buckets of up to
     /// 65536 keys, and a round of 2^24 u32 keys sorted them at 24.6-25.1 Gkeys/s in the wide class
-    /// against 28.9-30.1 through that round on an H100).
-    class_limits limits(bool with_wide) const
+    /// against 28.9-30.1 through that round on an H100); `with_small`: whether the small flash
+    /// network class takes its segments.
+    class_limits limits(bool with_wide, bool with_small) const
     {
         class_limits l{};
         for(unsigned int c = 0; c < config::classes; c++) l.limit[c] = config::class_limit(c);
@@ -293,6 +324,11 @@ struct segmented_runner
         if constexpr(config::has_flash_network)
         {
             if(!flash_network) l.limit[config::flash_network_class] = l.limit[config::flash_network_class - 1];
+        }
+        if constexpr(config::has_small_flash_network)
+        {
+            constexpr unsigned int c = config::small_flash_network_class;
+            if(!flash_network || !with_small) l.limit[c] = l.limit[c - 1];
         }
         l.classes = config::classes;
         l.wide = wide[0].kernel && with_wide ? wide[0].limit : l.limit[config::classes - 1];
@@ -337,7 +373,8 @@ struct segmented_runner
                           round_segments& large, std::uint64_t single_size)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
-        const class_limits l = limits(true);
+        // A lone segment (the device sort) keeps the flash network class's 512 threads.
+        const class_limits l = limits(true, single_size == 0);
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
         bin_segments_kernel<<<grid_for(segments, 256, config::grid_blocks_per_sm), 256, 0, stream>>>(
             source, segments, l, binning_lists(), counts, keys_in, keys_out, values_in, values_out);
@@ -388,14 +425,29 @@ struct segmented_runner
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         launch_dynamic_flash_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::dynamic_flash_classes>{});
-        const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
-        const bool deferring = flash_network && networked != 0;
-        if(deferring)
+        // The small flash network class's segments: a launch of their own, or with the flash
+        // network class's.
+        const unsigned int small_listed
+            = config::has_small_flash_network ? host[config::small_flash_network_class] : 0u;
+        const std::uint64_t* small_list
+            = config::has_small_flash_network ? class_list(config::small_flash_network_class) : nullptr;
+        const deferring_kernel small = small_listed >= small_min_segments() ? small_flash_network_kernel() : nullptr;
+        if(small)
         {
-            const unsigned int grid = grid_for(networked, 1, config::flash_network_blocks_per_sm);
+            const unsigned int grid = grid_for(small_listed, 1, config::small_flash_network_blocks_per_sm);
+            small<<<grid, config::small_flash_network_block, config::small_flash_network_lds(), stream>>>(
+                small_list, small_listed, nullptr, 0, keys_in, keys_out, values_in, values_out, values_scratch(),
+                lists.large, counts + config::large_class, ord);
+        }
+        const unsigned int merged = small ? 0u : small_listed;
+        const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
+        const bool deferring = small || (flash_network && networked + merged != 0);
+        if(flash_network && networked + merged != 0)
+        {
+            const unsigned int grid = grid_for(networked + merged, 1, config::flash_network_blocks_per_sm);
             flash_network<<<grid, config::flash_network_block, config::flash_network_lds, stream>>>(
-                class_list(config::flash_network_class), networked, keys_in, keys_out, values_in, values_out,
-                values_scratch(), lists.large, counts + config::large_class, ord);
+                class_list(config::flash_network_class), networked, small_list, merged, keys_in, keys_out, values_in,
+                values_out, values_scratch(), lists.large, counts + config::large_class, ord);
         }
         if constexpr(config::has_wide_flash_network)
         {
@@ -594,8 +646,8 @@ struct segmented_runner
             <<<min_max_grid, block, 0, stream>>>(totals, chunks, segs, keys_in, stats, next, ord, sampled);
         chunk_histogram_kernel<Key, block, items, max_buckets>
             <<<grid, block, 0, stream>>>(totals, chunks, segs, stats, keys_in, matrix, next, crowded, ord);
-        // The buckets skip the wide classes (limits).
-        const round_binning binning{limits(false), binning_lists(), counts, counts + plan_type::listed_blocks,
+        // The buckets skip the wide classes and the small flash network class (limits).
+        const round_binning binning{limits(false, false), binning_lists(), counts, counts + plan_type::listed_blocks,
                                     mailbox.device};
         const final_segments rule = final_segments::of(keys_in, keys_out, values_in, values_out, has_values<Value>);
         clear_flag(mailbox);
