@@ -132,10 +132,10 @@ int main(int argc, char** argv)
     // Signed floats (normal keys about zero): the range of nearly every segment holds zero, which
     // the float sorters of the 4097-65536 classes treat apart (notes of -0 / +0 order).
     register_all<float, false>("f32-normal", {4096, 8192, 16384, 65536, 0}, clients::distribution::normal);
-    // Keys alone of 4097-8192 (the small flash network class on NVIDIA, the flash network class
-    // on gfx9).
-    register_all<float, false>("f32", {4097, 6000, 8192});
-    register_all<std::uint32_t, false>("u32", {4097, 6000, 8192});
+    // Keys alone of 2049-8192: 4-byte integers of 2049-4096 and keys of 4097-8192 take the flash
+    // network sorter with 128 and 256 threads on NVIDIA, floats of 2049-4096 the block network.
+    register_all<float, false>("f32", {3000, 4097, 6000, 8192});
+    register_all<std::uint32_t, false>("u32", {3000, 4097, 6000, 8192});
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

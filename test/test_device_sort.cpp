@@ -546,6 +546,27 @@ TEST(SegmentedSort, FlashNetworkClass)
     }
 }
 
+// The user's segments of 2049-4096 keys alone of 4-byte integers, in a call with several: on
+// NVIDIA the flash network sorter of 4096 keys with 128 threads, which hands a segment with a
+// bucket too large (an outlier, few values, small ranges) on to the partition; floats and other
+// widths keep the block network.
+TEST(SegmentedSort, IntegerFlashNetwork4096)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::vector<std::size_t> sizes = {2049, 2050, 3000, 3333, 4095, 4096, 2049, 4096, 2100};
+    std::uint64_t seed = 3100;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 1, distribution::outlier, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::few_unique, ord, false, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 2, distribution::coarse_and_fine, ord, true, seed++);
+        check_segmented<std::int32_t, long long, false>(sizes, 2, distribution::uniform_bits, ord, true, seed++);
+        check_segmented<std::int32_t, int, false>(sizes, 0, distribution::small_range, ord, false, seed++);
+        check_segmented<float, int, false>(sizes, 0, distribution::special_floats, ord, true, seed++);
+    }
+}
+
 /// Segments the wide flash network class takes when a call has this many of them: two per
 /// multiprocessor (fewer go to the partition).
 std::size_t wide_class_segments()

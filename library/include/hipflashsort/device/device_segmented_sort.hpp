@@ -15,7 +15,9 @@ namespace hipflashsort {
 ///
 /// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: bitonic
 /// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
-/// block whose wavefronts exchange through LDS, and without values up to 16384 (8192 on gfx9) by
+/// block whose wavefronts exchange through LDS (on NVIDIA, 4-byte integers of 2049-4096 keys in a
+/// call with several segments by the 128-thread bucket-and-network block below instead), and
+/// without values up to 16384 (8192 on gfx9) by
 /// one block that cuts the segment into interpolated buckets in dynamic LDS and sorts each with a
 /// wavefront network (a segment with a bucket too large for the networks goes to the partition
 /// instead; one already in order is copied, one in reverse order without a float zero reversed):

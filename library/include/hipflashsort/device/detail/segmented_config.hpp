@@ -4,6 +4,7 @@
 #define HIPFLASHSORT_DEVICE_DETAIL_SEGMENTED_CONFIG_HPP_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../block/block_flash_sort.hpp"
 #include "../../detail/empty_type.hpp"
@@ -367,6 +368,27 @@ struct segmented_config
     static constexpr unsigned int largest_static = class_limit(static_classes - 1);
     static_assert(largest_static <= 16384 && classes <= 16, "listed sizes in 14 bits, class counters");
     static constexpr unsigned int large_class = classes; // index of the "partition" list
+
+    // Keys alone of 4-byte integers with 2049-4096 keys, where the small flash network class
+    // exists (NVIDIA): the user's segments of a call with several are sorted by flash_network_sort
+    // with 128 threads on a capacity of 4096 instead of the 4-wavefront block network, which hands
+    // a segment with a bucket too large on to the partition (whose list then holds segments from
+    // 2049 keys). H200, a probe of the kernels alone (data/session67_probe_4096.cu, 2^26 keys,
+    // medians of 15), Gkeys/s, the network -> this sorter: u32 uniform segments of 2049 / 3000 /
+    // 4096 keys 69.2 / 98.0 / 130.9 -> 156.5 / 167.3 / 195.1, u32 normal 3000 / 4096 98.5 / 131.0
+    // -> 109.4 / 130.5. End to end at 1a71eeb (every such segment, floats too): u32 segments of
+    // 4096 128.01 -> 185.11, f32 124.45 -> 161.36, but f32 normal 124.02 -> 82.43 (a range that
+    // holds zero), lone device sorts of 4096 keys -27 to -31% (one block's latency), and device
+    // sorts whose buckets land there -2 to -9% (u32 2^18-2^20, 2^28 reduced-entropy); hence
+    // integers, and neither lone segments nor buckets.
+    static constexpr bool flash_sorts_integer_4096 = has_small_flash_network && sizeof(Key) == 4
+                                                     && !std::is_floating_point<Key>::value
+                                                     && block_network_classes == 2;
+    static constexpr unsigned int integer_4096_block = 128;
+    /// Smallest segment that can reach the partition's list: above the classes in static LDS, or
+    /// above the first block network class where flash_sorts_integer_4096 (which hands segments on).
+    static constexpr unsigned int smallest_large
+        = flash_sorts_integer_4096 ? block_network_capacity(0) + 1 : largest_static + 1;
 
     // Grids of the small classes' kernels (and the binning's). Their blocks loop over the class's
     // list, so a grid may be smaller than the list, and is capped: at grid_blocks_per_sm blocks

@@ -76,7 +76,7 @@ struct segmented_plan
             class_offset[c] = entries;
             entries += std::min<std::uint64_t>(listed, size / config::smallest_listed(c)) + 1;
         }
-        large_capacity = size / (config::largest_static + 1) + 1;
+        large_capacity = size / config::smallest_large + 1;
         // A round cuts its S keys into chunks of at least one tile, at most max_round_chunks of
         // them plus one per segment (partition_planner::most_chunks); a segment of S_i keys has at most
         // S_i / partition_bucket_target buckets.
@@ -387,7 +387,7 @@ struct segmented_runner
         {
             HIPFLASHSORT_RETURN_IF_ERROR(read_counts(mailbox, counts, plan_type::counters, host, stream));
         }
-        return sort_binned(host, keys_in, values_in, large, false);
+        return sort_binned(host, keys_in, values_in, large, false, single_size != 0);
     }
 
     /// Sorts the small buckets of the partition round just launched, whose offsets kernel listed
@@ -398,7 +398,7 @@ struct segmented_runner
         unsigned int host[plan_type::counters] = {};
         HIPFLASHSORT_RETURN_IF_ERROR(
             await_counts(mailbox, at<unsigned int>(plan.counts), plan_type::counters, host, stream));
-        return sort_binned(host, keys_in, values_in, large, true);
+        return sort_binned(host, keys_in, values_in, large, true, false);
     }
 
     /// Launches the small classes that `host` (the class counts) says hold segments, each with a
@@ -407,7 +407,7 @@ struct segmented_runner
     /// those launches (a second wait, while the GPU sorts). `buckets`: the segments are a
     /// partition round's buckets.
     hipError_t sort_binned(unsigned int* host, const Key* keys_in, const Value* values_in, round_segments& large,
-                           bool buckets)
+                           bool buckets, bool lone)
     {
         unsigned int* counts = at<unsigned int>(plan.counts);
         const class_lists lists = binning_lists();
@@ -420,8 +420,9 @@ struct segmented_runner
         // Too few for the wide classes: their lists join the large one.
         const bool widening = wide_total >= wide_min_segments();
         launch_rank_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::rank_classes>{});
-        launch_block_network_classes(host, keys_in, values_in, buckets,
-                                     std::make_integer_sequence<unsigned int, config::block_network_classes>{});
+        const bool handed_on = launch_block_network_classes(
+            host, keys_in, values_in, buckets, lone, lists.large, counts + config::large_class,
+            std::make_integer_sequence<unsigned int, config::block_network_classes>{});
         launch_flash_classes(host, keys_in, values_in, std::make_integer_sequence<unsigned int, config::flash_classes>{});
         launch_dynamic_flash_classes(host, keys_in, values_in,
                                      std::make_integer_sequence<unsigned int, config::dynamic_flash_classes>{});
@@ -441,7 +442,7 @@ struct segmented_runner
         }
         const unsigned int merged = small ? 0u : small_listed;
         const unsigned int networked = config::has_flash_network ? host[config::flash_network_class] : 0u;
-        const bool deferring = small || (flash_network && networked + merged != 0);
+        const bool deferring = handed_on || small || (flash_network && networked + merged != 0);
         if(flash_network && networked + merged != 0)
         {
             const unsigned int grid = grid_for(networked + merged, 1, config::flash_network_blocks_per_sm);
@@ -519,17 +520,24 @@ struct segmented_runner
         }
     }
 
+    /// `buckets`: the segments are a partition round's; `lone`: the call's only segment. Returns
+    /// whether a launched class may hand segments on to `large` (counter `large_count`).
     template <unsigned int... C>
-    void launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
-                                      bool buckets, std::integer_sequence<unsigned int, C...>)
+    bool launch_block_network_classes(const unsigned int* counts, const Key* keys_in, const Value* values_in,
+                                      bool buckets, bool lone, segment_range* large, unsigned int* large_count,
+                                      std::integer_sequence<unsigned int, C...>)
     {
-        (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in, buckets), ...);
+        return (launch_block_network_class<C>(counts[config::rank_classes + C], keys_in, values_in, buckets, lone,
+                                              large, large_count)
+                | ... | false);
     }
 
     template <unsigned int C>
-    void launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in, bool buckets)
+    bool launch_block_network_class(unsigned int count, const Key* keys_in, const Value* values_in, bool buckets,
+                                    [[maybe_unused]] bool lone, [[maybe_unused]] segment_range* large,
+                                    [[maybe_unused]] unsigned int* large_count)
     {
-        if(count == 0) return;
+        if(count == 0) return false;
         constexpr unsigned int waves = config::block_network_waves[C];
         const std::uint64_t* list = class_list(config::rank_classes + C);
         const unsigned int grid = grid_for(count, 1, config::segment_grid_blocks_per_sm);
@@ -547,9 +555,25 @@ struct segmented_runner
         }
         else
         {
+            if constexpr(config::flash_sorts_integer_4096 && C == 1)
+            {
+                if(!buckets && !lone)
+                {
+                    constexpr unsigned int block = config::integer_4096_block;
+                    constexpr unsigned int capacity = config::block_network_capacity(C);
+                    using sorter = flash_network_sort<Key, block, capacity>;
+                    constexpr unsigned int lds = sorter::lds_bytes(sorter::full_slots);
+                    static_assert(lds <= 48 * 1024, "launched without opting in to more LDS");
+                    flash_network_segments_kernel<Key, Value, block, capacity><<<grid, block, lds, stream>>>(
+                        list, count, nullptr, 0, keys_in, keys_out, values_in, values_out, nullptr, large, large_count,
+                        ord);
+                    return true;
+                }
+            }
             bitonic_block_segments_kernel<Key, waves>
                 <<<grid, waves * block_network_lanes, 0, stream>>>(list, count, keys_in, keys_out, ord);
         }
+        return false;
     }
 
     template <unsigned int... C>
