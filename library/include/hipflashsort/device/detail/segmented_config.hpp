@@ -94,6 +94,19 @@ struct segmented_config
     // 115.6 / 153.2; 8 items at 128 alone gave 112 pairs 124.7, 4 items there 97.1.
     static constexpr unsigned int network_items[7]
         = {4, 4, has_values<Value> ? 4u : 8u, has_values<Value> ? 8u : 16u, has_values<Value> ? 8u : 16u, 16, 32};
+    // Keys alone of up to 4 bytes in the first class (up to 16 keys) are sorted one segment per
+    // thread instead (thread_sort_key_segments_kernel: Batcher's odd-even merge sort in
+    // registers, 63 compare-exchanges, no lanes on padding, no shuffles). H100, 2^26 keys,
+    // segments of 16, Gkeys/s: f32 / u32 250.5 / 253.5 on 4 lanes x 4 items, 319.7 / 321.2 one
+    // per thread (CUB DeviceSegmentedSort 208.3 / 210.1; 9 keys 244.5 / 253.4 against CUB 195.2).
+    // At 17-32 keys one thread's network costs more than the wavefront's lanes (f32 17 / 24 / 32
+    // keys 174.5 / 228.0 / 272.5 on lanes, 157.7 / 204.1 / 226.2 by threads of 24 and 32
+    // capacity), so they keep the wavefront networks.
+    static constexpr bool thread_network_class(unsigned int c)
+    {
+        return networks && !has_values<Value> && rank_capacity[c] <= 16;
+    }
+    static constexpr unsigned int thread_network_block = 128;
     // Pairs' network classes stage each segment in LDS before their network: in a loop of
     // load-store pairs, or with every load of a lane issued before its first store
     // (stage_segment) where that ran faster. u32+u32 / f32+u32 segments, H100, 2^26 pairs,

@@ -504,6 +504,13 @@ struct segmented_runner
                 bitonic_sort_segments_kernel<Key, Value, block, wave, items, config::network_batched_staging[C]>
                     <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, values_in, values_out, ord);
             }
+            else if constexpr(config::thread_network_class(C))
+            {
+                constexpr unsigned int threads = config::thread_network_block;
+                thread_sort_key_segments_kernel<Key, threads, capacity>
+                    <<<grid_for(count, threads, config::grid_blocks_per_sm), threads, 0, stream>>>(
+                        class_list(C), count, keys_in, keys_out, ord);
+            }
             else
             {
                 bitonic_sort_key_segments_kernel<Key, block, wave, items>

@@ -474,6 +474,103 @@ __global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void biton
         });
 }
 
+/// Copies the wavefront's listed segments (one per lane: `begin`, `size` <= Capacity) between
+/// global memory and the wavefront's transposed tile, where key j of lane l's segment lives at
+/// tile[j][l] (rows of Row = Lanes + 1 keys). Each turn moves one segment per span of lanes, the
+/// smallest power of two that holds the wavefront's largest segment (`span`, the same in every
+/// lane), so that every global access reads or writes consecutive keys and short segments take
+/// few turns; the row padding keeps the turns free of bank conflicts.
+template <bool Out, unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void move_wave_segments(Key (&tile)[Capacity][Row], const Key* in, Key* out,
+                                            std::uint64_t begin, unsigned int size, unsigned int span,
+                                            unsigned int lane)
+{
+    constexpr unsigned int lanes = Row - 1;
+    static_assert(thread_network_padded_size(Capacity) <= lanes, "a segment's turn fits the wavefront");
+    const unsigned int per_turn = lanes / span;
+    const unsigned int part = lane / span, j = lane % span;
+    for(unsigned int turn = 0; turn < span; turn++)
+    {
+        const unsigned int source = turn * per_turn + part;
+        const std::uint64_t b = shuffle(begin, int(source));
+        const unsigned int n = shuffle(size, int(source));
+        if(j < n)
+        {
+            if constexpr(Out)
+                out[b + j] = tile[j][source];
+            else
+                tile[j][source] = in[b + j];
+        }
+    }
+}
+
+/// Puts the float zeros of a sorted column back in input order: the network orders -0 before
+/// +0, but they are equal keys, so their run takes the input's order of signs. Reads the
+/// segment from `in` again (only threads whose segment holds a zero).
+template <unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void restore_zero_order(Key (&tile)[Capacity][Row], const network_image_t<Key> (&sorted)[Capacity],
+                                            const Key* in, unsigned int size, unsigned int lane, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    using image_type = network_image_t<Key>;
+    const image_type plus = codec::lossless_image(Key(0), ord);
+    const image_type minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
+    const image_type low = min_of(plus, minus);
+    unsigned int run = 0;
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++) run += sorted[q] < low;
+    const auto zero_image = codec::order_image(Key(0), ord);
+    for(unsigned int j = 0; j < size; j++)
+    {
+        const Key key = in[j];
+        if(codec::order_image(key, ord) == zero_image) tile[run++][lane] = key;
+    }
+}
+
+/// Segments of up to Capacity keys without values (keys of up to 4 bytes), one thread each:
+/// the thread sorts its segment's lossless images in registers with Batcher's odd-even merge
+/// sort (thread_network_sort, comparators on padding left out: 191 compare-exchanges for 32
+/// keys). A wavefront's segments go in and out through its transposed LDS tile
+/// (move_wave_segments), so that global accesses stay coalesced. Against a logical wavefront's
+/// bitonic network per segment, it spends no lanes on padding and no shuffles.
+template <class Key, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void thread_sort_key_segments_kernel(const std::uint64_t* list,
+                                                                            unsigned int count, const Key* keys_in,
+                                                                            Key* keys_out, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    using image_type = network_image_t<Key>;
+    static_assert(sizeof(Key) <= 4, "32-bit images");
+    constexpr unsigned int lanes = device_wavefront_size();
+    static_assert(BlockSize % lanes == 0, "whole wavefronts");
+    __shared__ Key tiles[BlockSize / lanes][Capacity][lanes + 1];
+    Key(&tile)[Capacity][lanes + 1] = tiles[threadIdx.x / lanes];
+    const unsigned int lane = lane_id();
+    for_each_listed_segment<BlockSize, 1>(
+        list, count, [&](std::uint64_t begin, unsigned int size, unsigned int, unsigned int) {
+            const unsigned int span = thread_network_padded_size(wave_max(size));
+            move_wave_segments<false>(tile, keys_in, keys_out, begin, size, span, lane);
+            wave_barrier();
+            image_type images[Capacity];
+#pragma unroll
+            for(unsigned int q = 0; q < Capacity; q++)
+                images[q] = q < size ? image_type(codec::lossless_image(tile[q][lane], ord)) : ~image_type(0);
+            empty_type no_values[Capacity];
+            thread_network_sort<Capacity>(images, no_values, thread_network_image_less{});
+            Key sorted[Capacity];
+            decode_images(images, ord, sorted);
+#pragma unroll
+            for(unsigned int q = 0; q < Capacity; q++) tile[q][lane] = sorted[q];
+            if constexpr(codec::is_float)
+            {
+                if(holds_zero<Key>(images, ord)) restore_zero_order(tile, images, keys_in + begin, size, lane, ord);
+            }
+            wave_barrier();
+            move_wave_segments<true>(tile, keys_in, keys_out, begin, size, span, lane);
+            wave_barrier(); // the tile's segments are out before the next turn's come in
+        });
+}
+
 /// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes with values, one
 /// logical wavefront each, staged in LDS (BatchedStaging: by stage_segment) and sorted by a
 /// bitonic network on (image, position) composites (sort_composites).
