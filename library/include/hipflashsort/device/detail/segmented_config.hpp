@@ -96,12 +96,14 @@ struct segmented_config
         = {4, 4, has_values<Value> ? 4u : 8u, has_values<Value> ? 8u : 16u, has_values<Value> ? 8u : 16u, 16, 32};
     // Keys alone of up to 4 bytes in the first class (up to 16 keys) are sorted one segment per
     // thread instead (thread_sort_key_segments_kernel: Batcher's odd-even merge sort in
-    // registers, 63 compare-exchanges, no lanes on padding, no shuffles). H100, 2^26 keys,
-    // segments of 16, Gkeys/s: f32 / u32 250.5 / 253.5 on 4 lanes x 4 items, 319.7 / 321.2 one
-    // per thread (CUB DeviceSegmentedSort 208.3 / 210.1; 9 keys 244.5 / 253.4 against CUB 195.2).
-    // At 17-32 keys one thread's network costs more than the wavefront's lanes (f32 17 / 24 / 32
-    // keys 174.5 / 228.0 / 272.5 on lanes, 157.7 / 204.1 / 226.2 by threads of 24 and 32
-    // capacity), so they keep the wavefront networks.
+    // registers, 63 compare-exchanges, no lanes on padding, no shuffles in the network). H100,
+    // 2^26 keys, medians of five rotated rounds, Gkeys/s, 4 lanes x 4 items -> one thread: f32
+    // segments of 4 / 8 / 12 / 16 keys 90.9 / 168.0 / 210.4 / 250.0 -> 119.0 / 194.3 / 213.4 /
+    // 254.2, u32 115.0 / 184.4 / 214.9 / 253.5 -> 144.0 / 212.4 / 222.5 / 258.9; 17-64 keys and
+    // the power-law mixes within 0.4%. Segments of 17-32 keys keep the wavefront networks: one
+    // thread's network of 24 or 32 costs more than the lanes' (a probe of the kernels alone,
+    // f32 segments of 17 / 24 / 32 keys: 157.7 / 204.1 / 226.2 Gkeys/s one per thread, against
+    // 174.5 / 228.0 / 272.5 end to end for the library's wavefront class).
     static constexpr bool thread_network_class(unsigned int c)
     {
         return networks && !has_values<Value> && rank_capacity[c] <= 16;
