@@ -617,11 +617,6 @@ TEST(SegmentedSort, SmallFlashNetworkClass)
     }
 }
 
-// Forty segments of 16385-100000 keys without values: too few for the wide flash network class
-// (one block per segment), so one partition round takes all of them (chunks of several segments
-// side by side), with buckets that land in the network classes and, for skewed keys (an outlier,
-// few values), further rounds; all-equal segments are finished by their scatter. With five
-// segments the round is cut into chunks differently.
 // Keys alone of up to 4 bytes in segments of 2-16 keys: one thread sorts each segment, a
 // wavefront's segments pass through its transposed LDS tile. Enough segments that every lane of
 // many wavefronts holds one and the grid loops; sizes of every count from 2 to 16 side by side,
@@ -647,6 +642,11 @@ TEST(SegmentedSort, ThreadNetworkClass)
     check_segmented<float, int, false>({5, 16, 2}, 0, distribution::special_floats, order::ascending, false, 3399);
 }
 
+// Forty segments of 16385-100000 keys without values: too few for the wide flash network class
+// (one block per segment), so one partition round takes all of them (chunks of several segments
+// side by side), with buckets that land in the network classes and, for skewed keys (an outlier,
+// few values), further rounds; all-equal segments are finished by their scatter. With five
+// segments the round is cut into chunks differently.
 TEST(SegmentedSort, ManyMediumSegments)
 {
     HIPFLASHSORT_REQUIRE_GPU();

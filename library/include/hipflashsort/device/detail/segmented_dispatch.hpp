@@ -493,7 +493,14 @@ struct segmented_runner
     {
         if(count == 0) return;
         constexpr unsigned int capacity = config::rank_capacity[C];
-        if constexpr(config::wave_networks)
+        if constexpr(config::thread_network_class(C))
+        {
+            constexpr unsigned int threads = config::thread_network_block;
+            thread_sort_key_segments_kernel<Key, threads, capacity>
+                <<<grid_for(count, threads, config::grid_blocks_per_sm), threads, 0, stream>>>(
+                    class_list(C), count, keys_in, keys_out, ord);
+        }
+        else if constexpr(config::wave_networks)
         {
             constexpr unsigned int block = config::network_block(C);
             constexpr unsigned int items = config::network_items[C];
@@ -503,13 +510,6 @@ struct segmented_runner
             {
                 bitonic_sort_segments_kernel<Key, Value, block, wave, items, config::network_batched_staging[C]>
                     <<<grid, block, 0, stream>>>(class_list(C), count, keys_in, keys_out, values_in, values_out, ord);
-            }
-            else if constexpr(config::thread_network_class(C))
-            {
-                constexpr unsigned int threads = config::thread_network_block;
-                thread_sort_key_segments_kernel<Key, threads, capacity>
-                    <<<grid_for(count, threads, config::grid_blocks_per_sm), threads, 0, stream>>>(
-                        class_list(C), count, keys_in, keys_out, ord);
             }
             else
             {

@@ -342,14 +342,26 @@ HIPFLASHSORT_DEVICE void decode_images(const network_image_t<Key> (&images)[Item
 /// Whether a lane's sorted images (ascending across its items) hold a float zero. Only a lane
 /// whose range reaches the two zero images (-0 and +0 are neighbours) tests its items, so the
 /// zeros cost the other lanes two compares; padding, the largest image, is never a zero.
-template <class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE bool holds_zero(const network_image_t<Key> (&sorted)[Items], order ord)
+template <class Key>
+struct zero_images
+{
+    network_image_t<Key> low, high; // the images of -0 and +0, in the order's sense
+};
+
+template <class Key>
+HIPFLASHSORT_DEVICE zero_images<Key> zero_images_of(order ord)
 {
     using codec = radix_key_codec<Key>;
     using image_type = network_image_t<Key>;
     const image_type plus = codec::lossless_image(Key(0), ord);
     const image_type minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
-    const image_type low = min_of(plus, minus), high = max_of(plus, minus);
+    return {min_of(plus, minus), max_of(plus, minus)};
+}
+
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE bool holds_zero(const network_image_t<Key> (&sorted)[Items], order ord)
+{
+    const auto [low, high] = zero_images_of<Key>(ord);
     bool zero = false;
     if(sorted[0] <= high && sorted[Items - 1] >= low)
     {
@@ -512,10 +524,7 @@ HIPFLASHSORT_DEVICE void restore_zero_order(Key (&tile)[Capacity][Row], const ne
                                             const Key* in, unsigned int size, unsigned int lane, order ord)
 {
     using codec = radix_key_codec<Key>;
-    using image_type = network_image_t<Key>;
-    const image_type plus = codec::lossless_image(Key(0), ord);
-    const image_type minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
-    const image_type low = min_of(plus, minus);
+    const auto low = zero_images_of<Key>(ord).low;
     unsigned int run = 0;
 #pragma unroll
     for(unsigned int q = 0; q < Capacity; q++) run += sorted[q] < low;
