@@ -536,48 +536,95 @@ HIPFLASHSORT_DEVICE void restore_zero_order(Key (&tile)[Capacity][Row], const ne
     }
 }
 
-/// Segments of up to Capacity keys without values (keys of up to 4 bytes), one thread each:
-/// the thread sorts its segment's lossless images in registers with Batcher's odd-even merge
-/// sort (thread_network_sort, comparators on padding left out: 191 compare-exchanges for 32
-/// keys). A wavefront's segments go in and out through its transposed LDS tile
-/// (move_wave_segments), so that global accesses stay coalesced. Against a logical wavefront's
-/// bitonic network per segment, it spends no lanes on padding and no shuffles.
+/// Sorts a wavefront's segments of up to Capacity keys without values (keys of up to 4 bytes),
+/// one per lane (`size` 0 where a lane has none), in its transposed LDS tile: each thread sorts
+/// its segment's lossless images in registers with Batcher's odd-even merge sort
+/// (thread_network_sort, comparators on padding left out: 63 compare-exchanges for 16 keys). The
+/// segments go in and out through the tile (move_wave_segments), so that global accesses stay
+/// coalesced. Against a logical wavefront's bitonic network per segment, it spends no lanes on
+/// padding and no shuffles. All lanes of the wavefront call it together.
+template <unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void thread_sort_wave_segments(Key (&tile)[Capacity][Row], const Key* keys_in, Key* keys_out,
+                                                   std::uint64_t begin, unsigned int size, unsigned int lane,
+                                                   order ord)
+{
+    using codec = radix_key_codec<Key>;
+    using image_type = network_image_t<Key>;
+    static_assert(sizeof(Key) <= 4, "32-bit images");
+    const unsigned int span = thread_network_padded_size(wave_max(size));
+    move_wave_segments<false>(tile, keys_in, keys_out, begin, size, span, lane);
+    wave_barrier();
+    image_type images[Capacity];
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++)
+        images[q] = q < size ? image_type(codec::lossless_image(tile[q][lane], ord)) : ~image_type(0);
+    empty_type no_values[Capacity];
+    thread_network_sort<Capacity>(images, no_values, thread_network_image_less{});
+    Key sorted[Capacity];
+    decode_images(images, ord, sorted);
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++) tile[q][lane] = sorted[q];
+    if constexpr(codec::is_float)
+    {
+        if(holds_zero<Key>(images, ord)) restore_zero_order(tile, images, keys_in + begin, size, lane, ord);
+    }
+    wave_barrier();
+    move_wave_segments<true>(tile, keys_in, keys_out, begin, size, span, lane);
+    wave_barrier(); // the tile's segments are out before the next ones come in
+}
+
+/// A wavefront's transposed tile for thread_sort_wave_segments.
+template <class Key, unsigned int Capacity>
+using thread_sort_tile = Key[Capacity][device_wavefront_size() + 1];
+
+/// Listed segments of up to Capacity keys without values (a partition round's small buckets),
+/// one thread each (thread_sort_wave_segments).
 template <class Key, unsigned int BlockSize, unsigned int Capacity>
 __global__ __launch_bounds__(BlockSize) void thread_sort_key_segments_kernel(const std::uint64_t* list,
                                                                             unsigned int count, const Key* keys_in,
                                                                             Key* keys_out, order ord)
 {
-    using codec = radix_key_codec<Key>;
-    using image_type = network_image_t<Key>;
-    static_assert(sizeof(Key) <= 4, "32-bit images");
     constexpr unsigned int lanes = device_wavefront_size();
     static_assert(BlockSize % lanes == 0, "whole wavefronts");
-    __shared__ Key tiles[BlockSize / lanes][Capacity][lanes + 1];
-    Key(&tile)[Capacity][lanes + 1] = tiles[threadIdx.x / lanes];
+    __shared__ thread_sort_tile<Key, Capacity> tiles[BlockSize / lanes];
     const unsigned int lane = lane_id();
     for_each_listed_segment<BlockSize, 1>(
         list, count, [&](std::uint64_t begin, unsigned int size, unsigned int, unsigned int) {
-            const unsigned int span = thread_network_padded_size(wave_max(size));
-            move_wave_segments<false>(tile, keys_in, keys_out, begin, size, span, lane);
-            wave_barrier();
-            image_type images[Capacity];
-#pragma unroll
-            for(unsigned int q = 0; q < Capacity; q++)
-                images[q] = q < size ? image_type(codec::lossless_image(tile[q][lane], ord)) : ~image_type(0);
-            empty_type no_values[Capacity];
-            thread_network_sort<Capacity>(images, no_values, thread_network_image_less{});
-            Key sorted[Capacity];
-            decode_images(images, ord, sorted);
-#pragma unroll
-            for(unsigned int q = 0; q < Capacity; q++) tile[q][lane] = sorted[q];
-            if constexpr(codec::is_float)
-            {
-                if(holds_zero<Key>(images, ord)) restore_zero_order(tile, images, keys_in + begin, size, lane, ord);
-            }
-            wave_barrier();
-            move_wave_segments<true>(tile, keys_in, keys_out, begin, size, span, lane);
-            wave_barrier(); // the tile's segments are out before the next turn's come in
+            thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, begin, size, lane, ord);
         });
+}
+
+/// bin_segments_kernel for keys alone of up to 4 bytes whose smallest class is sorted one
+/// segment per thread: the binning pass sorts the segments of 2..Capacity keys itself
+/// (thread_sort_wave_segments) instead of listing them, which saves their list entries' write
+/// and read (16 bytes a segment) and a launch.
+template <class Source, class Key, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void bin_thread_sort_segments_kernel(Source source, std::uint64_t segments,
+                                                                            class_limits limits, class_lists lists,
+                                                                            unsigned int* counts, const Key* keys_in,
+                                                                            Key* keys_out, order ord)
+{
+    constexpr unsigned int lanes = device_wavefront_size();
+    static_assert(BlockSize % lanes == 0, "whole wavefronts");
+    __shared__ thread_sort_tile<Key, Capacity> tiles[BlockSize / lanes];
+    const unsigned int lane = lane_id();
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * BlockSize;
+    // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
+    for(std::uint64_t first = blockIdx.x * std::uint64_t(BlockSize); first < segments; first += stride)
+    {
+        const std::uint64_t i = first + threadIdx.x;
+        segment_range r{0, 0};
+        if(i < segments) r = source(i);
+        const std::uint64_t size = r.end - r.begin;
+        if(size == 1 && keys_in != keys_out) keys_out[r.begin] = keys_in[r.begin];
+        const bool threaded = size > 1 && size <= Capacity;
+        bin_block(r, size > Capacity, limits, lists, counts);
+        if(ballot(threaded) != 0) // wavefront-uniform
+        {
+            thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, r.begin,
+                                      threaded ? static_cast<unsigned int>(size) : 0u, lane, ord);
+        }
+    }
 }
 
 /// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes with values, one
