@@ -364,9 +364,9 @@ struct segmented_runner
         return lists;
     }
 
-    /// Bins the user's segments (bin_segments_kernel, or bin_thread_sort_segments_kernel, which
-    /// sorts the first class itself), then sorts every small one and leaves the large ones in
-    /// `large` (sort_binned). The class counts come back to the host (read_counts: the host waits
+    /// Bins the user's segments (bin_segments_kernel, which sorts the first class itself where it
+    /// is one thread's), then sorts every small one and leaves the large ones in `large`
+    /// (sort_binned). The class counts come back to the host (read_counts: the host waits
     /// for them) before the sorts are launched. `single_size`: the size of the only segment when
     /// the host knows it (device-level sort), which needs no read-back.
     template <class Source>
@@ -377,21 +377,16 @@ struct segmented_runner
         // A lone segment (the device sort) keeps the flash network class's 512 threads.
         const class_limits l = limits(true, single_size == 0);
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        const unsigned int grid = grid_for(segments, 256, config::grid_blocks_per_sm);
         // Where the smallest class is sorted one segment per thread, binning sorts it too and
         // lists none of it.
-        constexpr bool bin_sorts_first_class = config::thread_network_class(0);
-        if constexpr(bin_sorts_first_class)
-            bin_thread_sort_segments_kernel<Source, Key, 256, config::rank_capacity[0]>
-                <<<grid, 256, 0, stream>>>(source, segments, l, binning_lists(), counts, keys_in, keys_out, ord);
-        else
-            bin_segments_kernel<<<grid, 256, 0, stream>>>(source, segments, l, binning_lists(), counts, keys_in,
-                                                          keys_out, values_in, values_out);
+        constexpr unsigned int sorted_up_to = config::thread_network_class(0) ? config::rank_capacity[0] : 1;
+        bin_segments_kernel<sorted_up_to>
+            <<<grid_for(segments, binning_block, config::grid_blocks_per_sm), binning_block, 0, stream>>>(
+                source, segments, l, binning_lists(), counts, keys_in, keys_out, values_in, values_out, ord);
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
         {
-            const bool sorted = single_size == 1 || (bin_sorts_first_class && single_size <= config::rank_capacity[0]);
-            if(!sorted) host[l.list_of(single_size)] = 1;
+            if(single_size > sorted_up_to) host[l.list_of(single_size)] = 1;
         }
         else
         {

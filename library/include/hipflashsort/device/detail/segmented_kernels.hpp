@@ -46,6 +46,8 @@ struct user_segments
 constexpr unsigned int max_size_classes = 16;
 constexpr unsigned int wide_classes = 2;
 constexpr unsigned int max_class_lists = max_size_classes + 1 + wide_classes;
+/// Threads of a binning block (bin_segments_kernel).
+constexpr unsigned int binning_block = 256;
 
 /// Class limits of one round: class c holds sizes in (limit[c-1], limit[c]]; sizes above the
 /// last limit go to the large list.
@@ -141,27 +143,6 @@ HIPFLASHSORT_DEVICE void bin_block(const segment_range& r, bool listed, const cl
         else lists.wide[cls - limits.classes - 1][base[cls] + rank] = r;
     }
     __syncthreads();
-}
-
-/// One pass over the user's segments: segments of one element are copied (when the output is
-/// elsewhere), the others listed in their class (bin_block). A partition round's buckets are
-/// listed by the round itself (partition_offsets_kernel).
-template <class Source, class Key, class Value>
-__global__ void bin_segments_kernel(Source source, std::uint64_t segments, class_limits limits, class_lists lists,
-                                    unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
-                                    Value* values_out)
-{
-    const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-    // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
-    for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
-    {
-        const std::uint64_t i = first + threadIdx.x;
-        segment_range r{0, 0};
-        if(i < segments) r = source(i);
-        const std::uint64_t size = r.end - r.begin;
-        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
-        bin_block(r, size > 1, limits, lists, counts);
-    }
 }
 
 // ---------------------------------------------------------------- small segments
@@ -594,35 +575,40 @@ __global__ __launch_bounds__(BlockSize) void thread_sort_key_segments_kernel(con
         });
 }
 
-/// bin_segments_kernel for keys alone of up to 4 bytes whose smallest class is sorted one
-/// segment per thread: the binning pass sorts the segments of 2..Capacity keys itself
-/// (thread_sort_wave_segments) instead of listing them, which saves their list entries' write
-/// and read (16 bytes a segment) and a launch.
-template <class Source, class Key, unsigned int BlockSize, unsigned int Capacity>
-__global__ __launch_bounds__(BlockSize) void bin_thread_sort_segments_kernel(Source source, std::uint64_t segments,
-                                                                            class_limits limits, class_lists lists,
-                                                                            unsigned int* counts, const Key* keys_in,
-                                                                            Key* keys_out, order ord)
+/// One pass over the user's segments: segments of one element are copied (when the output is
+/// elsewhere), those of 2..SortedUpTo keys (keys alone of up to 4 bytes, whose smallest class is
+/// sorted one segment per thread) sorted here (thread_sort_wave_segments), which saves their list
+/// entries' write and read (16 bytes a segment) and a launch, and the others listed in their
+/// class (bin_block). A partition round's buckets are listed by the round itself
+/// (partition_offsets_kernel).
+template <unsigned int SortedUpTo, class Source, class Key, class Value>
+__global__ __launch_bounds__(binning_block) void bin_segments_kernel(Source source, std::uint64_t segments,
+                                                                     class_limits limits, class_lists lists,
+                                                                     unsigned int* counts, const Key* keys_in,
+                                                                     Key* keys_out, const Value* values_in,
+                                                                     Value* values_out, order ord)
 {
-    constexpr unsigned int lanes = device_wavefront_size();
-    static_assert(BlockSize % lanes == 0, "whole wavefronts");
-    __shared__ thread_sort_tile<Key, Capacity> tiles[BlockSize / lanes];
-    const unsigned int lane = lane_id();
-    const std::uint64_t stride = std::uint64_t(gridDim.x) * BlockSize;
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * binning_block;
     // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
-    for(std::uint64_t first = blockIdx.x * std::uint64_t(BlockSize); first < segments; first += stride)
+    for(std::uint64_t first = blockIdx.x * std::uint64_t(binning_block); first < segments; first += stride)
     {
         const std::uint64_t i = first + threadIdx.x;
         segment_range r{0, 0};
         if(i < segments) r = source(i);
         const std::uint64_t size = r.end - r.begin;
-        if(size == 1 && keys_in != keys_out) keys_out[r.begin] = keys_in[r.begin];
-        const bool threaded = size > 1 && size <= Capacity;
-        bin_block(r, size > Capacity, limits, lists, counts);
-        if(ballot(threaded) != 0) // wavefront-uniform
+        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
+        bin_block(r, size > SortedUpTo, limits, lists, counts);
+        if constexpr(SortedUpTo > 1)
         {
-            thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, r.begin,
-                                      threaded ? static_cast<unsigned int>(size) : 0u, lane, ord);
+            static_assert(!has_values<Value>, "keys alone");
+            constexpr unsigned int lanes = device_wavefront_size();
+            __shared__ thread_sort_tile<Key, SortedUpTo> tiles[binning_block / lanes];
+            const bool sorted_here = size > 1 && size <= SortedUpTo;
+            if(ballot(sorted_here) != 0) // wavefront-uniform
+            {
+                thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, r.begin,
+                                          sorted_here ? static_cast<unsigned int>(size) : 0u, lane_id(), ord);
+            }
         }
     }
 }
