@@ -136,6 +136,11 @@ int main(int argc, char** argv)
     // network sorter with 128 and 256 threads on NVIDIA, floats of 2049-4096 the block network.
     register_all<float, false>("f32", {3000, 4097, 6000, 8192});
     register_all<std::uint32_t, false>("u32", {3000, 4097, 6000, 8192});
+    // Keys alone in segments of up to 16 keys are sorted one segment per thread; normal floats
+    // hold zeros, whose input order that class restores.
+    register_all<float, false>("f32", {4, 8, 12});
+    register_all<std::uint32_t, false>("u32", {4, 8, 12});
+    register_all<float, false>("f32-normal", {16}, clients::distribution::normal);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -617,6 +617,31 @@ TEST(SegmentedSort, SmallFlashNetworkClass)
     }
 }
 
+// Keys alone of up to 4 bytes in segments of 2-16 keys: one thread sorts each segment, a
+// wavefront's segments pass through its transposed LDS tile. Enough segments that every lane of
+// many wavefronts holds one and the grid loops; sizes of every count from 2 to 16 side by side,
+// and a list whose end leaves some lanes without a segment.
+TEST(SegmentedSort, ThreadNetworkClass)
+{
+    HIPFLASHSORT_REQUIRE_GPU();
+    const std::size_t pattern[] = {16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10, 8, 9, 16, 1, 0, 16, 17};
+    const std::vector<std::size_t> sizes = cycled_sizes(pattern, 40000 + 13);
+    std::uint64_t seed = 3300;
+    for(const order ord : {order::ascending, order::descending})
+    {
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::int32_t, long long, false>(sizes, 3, distribution::few_unique, ord, true, seed++);
+        // Zeros of both signs keep their input order; NaNs and infinities by bit pattern.
+        check_segmented<float, int, false>(sizes, 0, distribution::special_floats, ord, false, seed++);
+        check_segmented<float, int, false>(sizes, 1, distribution::special_floats, ord, true, seed++);
+        check_segmented<std::uint8_t, int, false>(sizes, 0, distribution::uniform_bits, ord, false, seed++);
+        check_segmented<std::int16_t, int, false>(sizes, 2, distribution::extremes_and_small, ord, true, seed++);
+        check_segmented<std::uint32_t, int, false>(sizes, 0, distribution::extremes_and_small, ord, false, seed++);
+    }
+    // Fewer segments than one wavefront's lanes.
+    check_segmented<float, int, false>({5, 16, 2}, 0, distribution::special_floats, order::ascending, false, 3399);
+}
+
 // Forty segments of 16385-100000 keys without values: too few for the wide flash network class
 // (one block per segment), so one partition round takes all of them (chunks of several segments
 // side by side), with buckets that land in the network classes and, for skewed keys (an outlier,

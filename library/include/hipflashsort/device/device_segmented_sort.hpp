@@ -13,8 +13,10 @@ namespace hipflashsort {
 /// Sorts each segment [begin_offsets[i], end_offsets[i]) of keys_in into the same positions of
 /// keys_out.
 ///
-/// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: bitonic
-/// networks on their images, up to 1024 keys by one group of 4-32 lanes and up to 4096 by one
+/// Each segment goes to the cheapest level that holds it. Keys of up to 4 bytes: without values
+/// up to 16 keys by one thread each (an odd-even merge sort of their images in registers, -0 /
+/// +0 put back in input order); bitonic networks on their images, up to 1024 keys by one group
+/// of 4-32 lanes and up to 4096 by one
 /// block whose wavefronts exchange through LDS (on NVIDIA, 4-byte integers of 2049-4096 keys in a
 /// call with several segments by the 128-thread bucket-and-network block below instead), and
 /// without values up to 16384 (8192 on gfx9) by

@@ -94,6 +94,21 @@ struct segmented_config
     // 115.6 / 153.2; 8 items at 128 alone gave 112 pairs 124.7, 4 items there 97.1.
     static constexpr unsigned int network_items[7]
         = {4, 4, has_values<Value> ? 4u : 8u, has_values<Value> ? 8u : 16u, has_values<Value> ? 8u : 16u, 16, 32};
+    // Keys alone of up to 4 bytes in the first class (up to 16 keys) are sorted one segment per
+    // thread instead (thread_sort_key_segments_kernel: Batcher's odd-even merge sort in
+    // registers, 63 compare-exchanges, no lanes on padding, no shuffles in the network). H100,
+    // 2^26 keys, medians of five rotated rounds, Gkeys/s, 4 lanes x 4 items -> one thread: f32
+    // segments of 4 / 8 / 12 / 16 keys 90.9 / 168.0 / 210.4 / 250.0 -> 119.0 / 194.3 / 213.4 /
+    // 254.2, u32 115.0 / 184.4 / 214.9 / 253.5 -> 144.0 / 212.4 / 222.5 / 258.9; 17-64 keys and
+    // the power-law mixes within 0.4%. Segments of 17-32 keys keep the wavefront networks: one
+    // thread's network of 24 or 32 costs more than the lanes' (a probe of the kernels alone,
+    // f32 segments of 17 / 24 / 32 keys: 157.7 / 204.1 / 226.2 Gkeys/s one per thread, against
+    // 174.5 / 228.0 / 272.5 end to end for the library's wavefront class).
+    static constexpr bool thread_network_class(unsigned int c)
+    {
+        return networks && !has_values<Value> && rank_capacity[c] <= 16;
+    }
+    static constexpr unsigned int thread_network_block = 128;
     // Pairs' network classes stage each segment in LDS before their network: in a loop of
     // load-store pairs, or with every load of a lane issued before its first store
     // (stage_segment) where that ran faster. u32+u32 / f32+u32 segments, H100, 2^26 pairs,

@@ -364,10 +364,11 @@ struct segmented_runner
         return lists;
     }
 
-    /// Bins the user's segments (bin_segments_kernel), then sorts every small one and leaves the
-    /// large ones in `large` (sort_binned). The class counts come back to the host (read_counts:
-    /// the host waits for them) before the sorts are launched. `single_size`: the size of the
-    /// only segment when the host knows it (device-level sort), which needs no read-back.
+    /// Bins the user's segments (bin_segments_kernel, which sorts the first class itself where it
+    /// is one thread's), then sorts every small one and leaves the large ones in `large`
+    /// (sort_binned). The class counts come back to the host (read_counts: the host waits
+    /// for them) before the sorts are launched. `single_size`: the size of the only segment when
+    /// the host knows it (device-level sort), which needs no read-back.
     template <class Source>
     hipError_t sort_small(Source source, std::uint64_t segments, const Key* keys_in, const Value* values_in,
                           round_segments& large, std::uint64_t single_size)
@@ -376,12 +377,16 @@ struct segmented_runner
         // A lone segment (the device sort) keeps the flash network class's 512 threads.
         const class_limits l = limits(true, single_size == 0);
         HIPFLASHSORT_RETURN_IF_ERROR(hipMemsetAsync(counts, 0, plan_type::counters * sizeof(unsigned int), stream));
-        bin_segments_kernel<<<grid_for(segments, 256, config::grid_blocks_per_sm), 256, 0, stream>>>(
-            source, segments, l, binning_lists(), counts, keys_in, keys_out, values_in, values_out);
+        // Where the smallest class is sorted one segment per thread, binning sorts it too and
+        // lists none of it.
+        constexpr unsigned int sorted_up_to = config::thread_network_class(0) ? config::rank_capacity[0] : 1;
+        bin_segments_kernel<sorted_up_to>
+            <<<grid_for(segments, binning_block, config::grid_blocks_per_sm), binning_block, 0, stream>>>(
+                source, segments, l, binning_lists(), counts, keys_in, keys_out, values_in, values_out, ord);
         unsigned int host[plan_type::counters] = {};
         if(single_size != 0)
         {
-            if(single_size > 1) host[l.list_of(single_size)] = 1;
+            if(single_size > sorted_up_to) host[l.list_of(single_size)] = 1;
         }
         else
         {
@@ -493,7 +498,14 @@ struct segmented_runner
     {
         if(count == 0) return;
         constexpr unsigned int capacity = config::rank_capacity[C];
-        if constexpr(config::wave_networks)
+        if constexpr(config::thread_network_class(C))
+        {
+            constexpr unsigned int threads = config::thread_network_block;
+            thread_sort_key_segments_kernel<Key, threads, capacity>
+                <<<grid_for(count, threads, config::grid_blocks_per_sm), threads, 0, stream>>>(
+                    class_list(C), count, keys_in, keys_out, ord);
+        }
+        else if constexpr(config::wave_networks)
         {
             constexpr unsigned int block = config::network_block(C);
             constexpr unsigned int items = config::network_items[C];

@@ -46,6 +46,8 @@ struct user_segments
 constexpr unsigned int max_size_classes = 16;
 constexpr unsigned int wide_classes = 2;
 constexpr unsigned int max_class_lists = max_size_classes + 1 + wide_classes;
+/// Threads of a binning block (bin_segments_kernel).
+constexpr unsigned int binning_block = 256;
 
 /// Class limits of one round: class c holds sizes in (limit[c-1], limit[c]]; sizes above the
 /// last limit go to the large list.
@@ -141,27 +143,6 @@ HIPFLASHSORT_DEVICE void bin_block(const segment_range& r, bool listed, const cl
         else lists.wide[cls - limits.classes - 1][base[cls] + rank] = r;
     }
     __syncthreads();
-}
-
-/// One pass over the user's segments: segments of one element are copied (when the output is
-/// elsewhere), the others listed in their class (bin_block). A partition round's buckets are
-/// listed by the round itself (partition_offsets_kernel).
-template <class Source, class Key, class Value>
-__global__ void bin_segments_kernel(Source source, std::uint64_t segments, class_limits limits, class_lists lists,
-                                    unsigned int* counts, const Key* keys_in, Key* keys_out, const Value* values_in,
-                                    Value* values_out)
-{
-    const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-    // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
-    for(std::uint64_t first = blockIdx.x * std::uint64_t(blockDim.x); first < segments; first += stride)
-    {
-        const std::uint64_t i = first + threadIdx.x;
-        segment_range r{0, 0};
-        if(i < segments) r = source(i);
-        const std::uint64_t size = r.end - r.begin;
-        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
-        bin_block(r, size > 1, limits, lists, counts);
-    }
 }
 
 // ---------------------------------------------------------------- small segments
@@ -342,14 +323,26 @@ HIPFLASHSORT_DEVICE void decode_images(const network_image_t<Key> (&images)[Item
 /// Whether a lane's sorted images (ascending across its items) hold a float zero. Only a lane
 /// whose range reaches the two zero images (-0 and +0 are neighbours) tests its items, so the
 /// zeros cost the other lanes two compares; padding, the largest image, is never a zero.
-template <class Key, unsigned int Items>
-HIPFLASHSORT_DEVICE bool holds_zero(const network_image_t<Key> (&sorted)[Items], order ord)
+template <class Key>
+struct zero_images
+{
+    network_image_t<Key> low, high; // the images of -0 and +0, in the order's sense
+};
+
+template <class Key>
+HIPFLASHSORT_DEVICE zero_images<Key> zero_images_of(order ord)
 {
     using codec = radix_key_codec<Key>;
     using image_type = network_image_t<Key>;
     const image_type plus = codec::lossless_image(Key(0), ord);
     const image_type minus = codec::lossless_image(codec::from_bits(codec::sign_bit), ord);
-    const image_type low = min_of(plus, minus), high = max_of(plus, minus);
+    return {min_of(plus, minus), max_of(plus, minus)};
+}
+
+template <class Key, unsigned int Items>
+HIPFLASHSORT_DEVICE bool holds_zero(const network_image_t<Key> (&sorted)[Items], order ord)
+{
+    const auto [low, high] = zero_images_of<Key>(ord);
     bool zero = false;
     if(sorted[0] <= high && sorted[Items - 1] >= low)
     {
@@ -472,6 +465,152 @@ __global__ __launch_bounds__(BlockSize, ItemsPerThread >= 32 ? 1 : 0) void biton
             sort_images_only<Key, LogicalWave, ItemsPerThread>(keys_in + begin, keys_out + begin, row,
                                                                group * capacity, size, member, ord);
         });
+}
+
+/// Copies the wavefront's listed segments (one per lane: `begin`, `size` <= Capacity) between
+/// global memory and the wavefront's transposed tile, where key j of lane l's segment lives at
+/// tile[j][l] (rows of Row = Lanes + 1 keys). Each turn moves one segment per span of lanes, the
+/// smallest power of two that holds the wavefront's largest segment (`span`, the same in every
+/// lane), so that every global access reads or writes consecutive keys and short segments take
+/// few turns; the row padding keeps the turns free of bank conflicts.
+template <bool Out, unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void move_wave_segments(Key (&tile)[Capacity][Row], const Key* in, Key* out,
+                                            std::uint64_t begin, unsigned int size, unsigned int span,
+                                            unsigned int lane)
+{
+    constexpr unsigned int lanes = Row - 1;
+    static_assert(thread_network_padded_size(Capacity) <= lanes, "a segment's turn fits the wavefront");
+    const unsigned int per_turn = lanes / span;
+    const unsigned int part = lane / span, j = lane % span;
+    for(unsigned int turn = 0; turn < span; turn++)
+    {
+        const unsigned int source = turn * per_turn + part;
+        const std::uint64_t b = shuffle(begin, int(source));
+        const unsigned int n = shuffle(size, int(source));
+        if(j < n)
+        {
+            if constexpr(Out)
+                out[b + j] = tile[j][source];
+            else
+                tile[j][source] = in[b + j];
+        }
+    }
+}
+
+/// Puts the float zeros of a sorted column back in input order: the network orders -0 before
+/// +0, but they are equal keys, so their run takes the input's order of signs. Reads the
+/// segment from `in` again (only threads whose segment holds a zero).
+template <unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void restore_zero_order(Key (&tile)[Capacity][Row], const network_image_t<Key> (&sorted)[Capacity],
+                                            const Key* in, unsigned int size, unsigned int lane, order ord)
+{
+    using codec = radix_key_codec<Key>;
+    const auto low = zero_images_of<Key>(ord).low;
+    unsigned int run = 0;
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++) run += sorted[q] < low;
+    const auto zero_image = codec::order_image(Key(0), ord);
+    for(unsigned int j = 0; j < size; j++)
+    {
+        const Key key = in[j];
+        if(codec::order_image(key, ord) == zero_image) tile[run++][lane] = key;
+    }
+}
+
+/// Sorts a wavefront's segments of up to Capacity keys without values (keys of up to 4 bytes),
+/// one per lane (`size` 0 where a lane has none), in its transposed LDS tile: each thread sorts
+/// its segment's lossless images in registers with Batcher's odd-even merge sort
+/// (thread_network_sort, comparators on padding left out: 63 compare-exchanges for 16 keys). The
+/// segments go in and out through the tile (move_wave_segments), so that global accesses stay
+/// coalesced. Against a logical wavefront's bitonic network per segment, it spends no lanes on
+/// padding and no shuffles. All lanes of the wavefront call it together.
+template <unsigned int Capacity, unsigned int Row, class Key>
+HIPFLASHSORT_DEVICE void thread_sort_wave_segments(Key (&tile)[Capacity][Row], const Key* keys_in, Key* keys_out,
+                                                   std::uint64_t begin, unsigned int size, unsigned int lane,
+                                                   order ord)
+{
+    using codec = radix_key_codec<Key>;
+    using image_type = network_image_t<Key>;
+    static_assert(sizeof(Key) <= 4, "32-bit images");
+    const unsigned int span = thread_network_padded_size(wave_max(size));
+    move_wave_segments<false>(tile, keys_in, keys_out, begin, size, span, lane);
+    wave_barrier();
+    image_type images[Capacity];
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++)
+        images[q] = q < size ? image_type(codec::lossless_image(tile[q][lane], ord)) : ~image_type(0);
+    empty_type no_values[Capacity];
+    thread_network_sort<Capacity>(images, no_values, thread_network_image_less{});
+    Key sorted[Capacity];
+    decode_images(images, ord, sorted);
+#pragma unroll
+    for(unsigned int q = 0; q < Capacity; q++) tile[q][lane] = sorted[q];
+    if constexpr(codec::is_float)
+    {
+        if(holds_zero<Key>(images, ord)) restore_zero_order(tile, images, keys_in + begin, size, lane, ord);
+    }
+    wave_barrier();
+    move_wave_segments<true>(tile, keys_in, keys_out, begin, size, span, lane);
+    wave_barrier(); // the tile's segments are out before the next ones come in
+}
+
+/// A wavefront's transposed tile for thread_sort_wave_segments.
+template <class Key, unsigned int Capacity>
+using thread_sort_tile = Key[Capacity][device_wavefront_size() + 1];
+
+/// Listed segments of up to Capacity keys without values (a partition round's small buckets),
+/// one thread each (thread_sort_wave_segments).
+template <class Key, unsigned int BlockSize, unsigned int Capacity>
+__global__ __launch_bounds__(BlockSize) void thread_sort_key_segments_kernel(const std::uint64_t* list,
+                                                                            unsigned int count, const Key* keys_in,
+                                                                            Key* keys_out, order ord)
+{
+    constexpr unsigned int lanes = device_wavefront_size();
+    static_assert(BlockSize % lanes == 0, "whole wavefronts");
+    __shared__ thread_sort_tile<Key, Capacity> tiles[BlockSize / lanes];
+    const unsigned int lane = lane_id();
+    for_each_listed_segment<BlockSize, 1>(
+        list, count, [&](std::uint64_t begin, unsigned int size, unsigned int, unsigned int) {
+            thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, begin, size, lane, ord);
+        });
+}
+
+/// One pass over the user's segments: segments of one element are copied (when the output is
+/// elsewhere), those of 2..SortedUpTo keys (keys alone of up to 4 bytes, whose smallest class is
+/// sorted one segment per thread) sorted here (thread_sort_wave_segments), which saves their list
+/// entries' write and read (16 bytes a segment) and a launch, and the others listed in their
+/// class (bin_block). A partition round's buckets are listed by the round itself
+/// (partition_offsets_kernel).
+template <unsigned int SortedUpTo, class Source, class Key, class Value>
+__global__ __launch_bounds__(binning_block) void bin_segments_kernel(Source source, std::uint64_t segments,
+                                                                     class_limits limits, class_lists lists,
+                                                                     unsigned int* counts, const Key* keys_in,
+                                                                     Key* keys_out, const Value* values_in,
+                                                                     Value* values_out, order ord)
+{
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * binning_block;
+    // Block-uniform trip count, so the barriers in bin_block are reached by every thread.
+    for(std::uint64_t first = blockIdx.x * std::uint64_t(binning_block); first < segments; first += stride)
+    {
+        const std::uint64_t i = first + threadIdx.x;
+        segment_range r{0, 0};
+        if(i < segments) r = source(i);
+        const std::uint64_t size = r.end - r.begin;
+        if(size == 1) copy_single(r, keys_in, keys_out, values_in, values_out);
+        bin_block(r, size > SortedUpTo, limits, lists, counts);
+        if constexpr(SortedUpTo > 1)
+        {
+            static_assert(!has_values<Value>, "keys alone");
+            constexpr unsigned int lanes = device_wavefront_size();
+            __shared__ thread_sort_tile<Key, SortedUpTo> tiles[binning_block / lanes];
+            const bool sorted_here = size > 1 && size <= SortedUpTo;
+            if(ballot(sorted_here) != 0) // wavefront-uniform
+            {
+                thread_sort_wave_segments(tiles[threadIdx.x / lanes], keys_in, keys_out, r.begin,
+                                          sorted_here ? static_cast<unsigned int>(size) : 0u, lane_id(), ord);
+            }
+        }
+    }
 }
 
 /// Segments of up to LogicalWave * ItemsPerThread keys of at most 4 bytes with values, one
